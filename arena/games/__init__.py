@@ -1,0 +1,1 @@
+"""Pure rules engines, one package per game."""

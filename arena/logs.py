@@ -1,0 +1,54 @@
+"""structlog set-up: readable lines on the terminal, JSON lines in a file."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+
+def configure_logging(level: str = "warning", json_file: Path | None = None) -> None:
+    """Console output is for people (stderr, key=value); ``json_file`` gets one JSON per line.
+
+    Context bound with ``structlog.contextvars`` (match, game, seat) appears in both.
+    """
+    numeric = logging.getLevelNamesMapping().get(level.upper())
+    if numeric is None:
+        raise ValueError(f"unknown log level {level!r}")
+    shared: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    handlers: list[logging.Handler] = []
+    console = logging.StreamHandler(sys.stderr)
+    console.setLevel(numeric)
+    console.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            processor=structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()),
+            foreign_pre_chain=shared,
+        )
+    )
+    handlers.append(console)
+    if json_file is not None:
+        json_file.parent.mkdir(parents=True, exist_ok=True)
+        to_file = logging.FileHandler(json_file, encoding="utf-8")
+        to_file.setLevel(logging.DEBUG)
+        to_file.setFormatter(
+            structlog.stdlib.ProcessorFormatter(
+                processor=structlog.processors.JSONRenderer(), foreign_pre_chain=shared
+            )
+        )
+        handlers.append(to_file)
+    root = logging.getLogger()
+    root.handlers = handlers
+    root.setLevel(logging.DEBUG if json_file is not None else numeric)
+    structlog.configure(
+        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=True,
+    )

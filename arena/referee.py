@@ -1,0 +1,273 @@
+"""The referee: drives a pure engine through seats, with deadlines, penalties and a record.
+
+For each due seat it sends a `Request` (the legal actions and the seat's observation), waits up to
+the deadline, and checks the answer. A late, malformed or illegal answer gets an ``error``
+message and one re-ask; a second failure plays the engine's documented fallback and counts a
+penalty. Nothing a bot does can stop the game or crash the referee.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from arena.dealing import DEALING_VERSION, MatchSeed
+from arena.games.base import Game, GameResult
+from arena.games.errors import IllegalActionError, InvalidActionError
+from arena.games.registry import canonical_name, get_spec
+from arena.records import RECORD_VERSION, Recorder
+from arena.transports.base import Seat, SeatFailure
+from protocol.games.common import GameEnd, GameStart, Penalty
+from protocol.messages import Error, ErrorCode, Event, Request
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_DEADLINE_MS = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedGame:
+    """What the referee reports of one game."""
+
+    result: GameResult
+    penalties: tuple[int, ...]
+    decisions: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    code: ErrorCode
+    text: str
+
+
+class _Table:
+    """One game in progress: the engine, its seats, and the bookkeeping of requests."""
+
+    def __init__(
+        self,
+        game: Game[Any],
+        seats: Sequence[Seat],
+        *,
+        match_id: str,
+        game_id: str,
+        deadline_ms: int,
+        retries: int,
+        recorder: Recorder | None,
+    ) -> None:
+        self.game = game
+        self.seats = seats
+        self.match_id = match_id
+        self.game_id = game_id
+        self.deadline_ms = deadline_ms
+        self.retries = retries
+        self.recorder = recorder
+        self.seq = 0
+        self.decisions = 0
+        self.penalties = [0] * len(seats)
+        self.log = log.bind(match=match_id, game=game_id)
+
+    def record(self, line: dict[str, Any]) -> None:
+        if self.recorder is not None:
+            self.recorder.write(line)
+
+    async def broadcast(self, payload: Any, to: frozenset[int] | None = None) -> None:
+        for seat, client in enumerate(self.seats):
+            if to is None or seat in to:
+                await client.send(
+                    Event(match=self.match_id, game=self.game_id, seat=seat, payload=payload)
+                )
+
+    async def flush_events(self) -> None:
+        for event in self.game.drain_events():
+            if self.recorder is not None:
+                self.record(
+                    {
+                        "type": "event",
+                        "to": None if event.to is None else sorted(event.to),
+                        "payload": event.payload.model_dump(mode="json"),
+                    }
+                )
+            await self.broadcast(event.payload, event.to)
+
+    def _illegal_reason(self, seat: int, action: Any) -> str:
+        # Only on the failure path: ask the engine on a copy so the bot is told which rule it broke.
+        try:
+            self.game.copy().apply(seat, action)
+        except IllegalActionError as exc:
+            return str(exc)
+        return f"{action} is not legal now"
+
+    async def _ask_once(self, seat: int, request: Request) -> Any | _Failure:
+        started = time.monotonic()
+        try:
+            reply = await asyncio.wait_for(
+                self.seats[seat].ask(request), timeout=self.deadline_ms / 1000
+            )
+        except TimeoutError:
+            return _Failure(ErrorCode.LATE, f"no action within {self.deadline_ms} ms")
+        except SeatFailure as failure:
+            return _Failure(failure.code, failure.text)
+        # A CPU-bound in-process bot never yields, so wait_for cannot interrupt it: time it too.
+        elapsed_ms = (time.monotonic() - started) * 1000
+        if elapsed_ms > self.deadline_ms:
+            return _Failure(
+                ErrorCode.LATE, f"answered after {elapsed_ms:.0f} ms > {self.deadline_ms} ms"
+            )
+        if reply.seq != request.seq:
+            return _Failure(
+                ErrorCode.STALE_SEQ, f"action for seq {reply.seq}, pending seq is {request.seq}"
+            )
+        try:
+            action = self.game.parse_action(reply.action)
+        except InvalidActionError as exc:
+            return _Failure(ErrorCode.INVALID_ACTION, str(exc))
+        if not self.game.is_legal(seat, action):
+            return _Failure(ErrorCode.ILLEGAL_ACTION, self._illegal_reason(seat, action))
+        return action
+
+    async def decide(self, seat: int) -> tuple[Any, bool]:
+        """The action to apply for ``seat`` and whether it is the referee's fallback."""
+        legal, hint = self.game.describe_legal(seat)
+        observation = self.game.observation(seat)
+        for _attempt in range(1 + self.retries):
+            self.seq += 1
+            request = Request(
+                match=self.match_id,
+                game=self.game_id,
+                seat=seat,
+                seq=self.seq,
+                deadline_ms=self.deadline_ms,
+                legal=legal,
+                hint=hint,
+                observation=observation,
+            )
+            outcome = await self._ask_once(seat, request)
+            if not isinstance(outcome, _Failure):
+                return outcome, False
+            self.record(
+                {
+                    "type": "failure",
+                    "seat": seat,
+                    "seq": request.seq,
+                    "code": outcome.code.value,
+                    "text": outcome.text,
+                }
+            )
+            self.log.info("seat_failure", seat=seat, code=outcome.code.value, text=outcome.text)
+            await self.seats[seat].send(
+                Error(
+                    match=self.match_id,
+                    game=self.game_id,
+                    seat=seat,
+                    seq=request.seq,
+                    code=outcome.code,
+                    text=outcome.text,
+                )
+            )
+        fallback = self.game.fallback_action(seat)
+        self.penalties[seat] += 1
+        await self.broadcast(Penalty(seat=seat, code=outcome.code.value, action=str(fallback)))
+        return fallback, True
+
+    async def run(self) -> PlayedGame:
+        game = self.game
+        await self.flush_events()
+        while not game.is_over():
+            due = game.to_act()
+            if not due:
+                raise RuntimeError(f"{game.name} engine: game not over but no seat to act")
+            if len(due) == 1:
+                choices = [await self.decide(due[0])]
+            else:
+                choices = list(await asyncio.gather(*(self.decide(seat) for seat in due)))
+            for seat, (action, fallback) in zip(due, choices, strict=True):
+                game.apply(seat, action)
+                self.decisions += 1
+                line: dict[str, Any] = {"type": "decision", "seat": seat, "action": str(action)}
+                if fallback:
+                    line["fallback"] = True
+                self.record(line)
+                await self.flush_events()
+        return PlayedGame(game.result(), tuple(self.penalties), self.decisions)
+
+
+async def play_game(
+    game_kind: str,
+    seats: Sequence[Seat],
+    *,
+    rules: Mapping[str, Any],
+    seed: MatchSeed,
+    deal: Mapping[str, Any],
+    players: Sequence[str],
+    match_id: str = "m",
+    game_id: str = "g0",
+    deadline_ms: int = DEFAULT_DEADLINE_MS,
+    retries: int = 1,
+    recorder: Recorder | None = None,
+) -> PlayedGame:
+    """Play one game of ``game_kind`` between ``seats`` and return its outcome."""
+    kind = canonical_name(game_kind)
+    spec = get_spec(kind)
+    game = spec.new_game(rules, seed, deal)
+    if len(seats) != game.num_seats or len(players) != game.num_seats:
+        raise ValueError(
+            f"{kind} with these rules seats {game.num_seats}; got {len(seats)} seats, "
+            f"{len(players)} players"
+        )
+    table = _Table(
+        game,
+        seats,
+        match_id=match_id,
+        game_id=game_id,
+        deadline_ms=deadline_ms,
+        retries=retries,
+        recorder=recorder,
+    )
+    table.record(
+        {
+            "type": "header",
+            "record_version": RECORD_VERSION,
+            "dealing_version": DEALING_VERSION,
+            "game_kind": kind,
+            "match": match_id,
+            "game": game_id,
+            "players": list(players),
+            "rules": dict(rules),
+            "deal": dict(deal),
+            "seed_commitment": seed.commitment(),
+        }
+    )
+    for seat in range(game.num_seats):
+        await seats[seat].send(
+            Event(
+                match=match_id,
+                game=game_id,
+                seat=seat,
+                payload=GameStart(
+                    game_kind=kind,
+                    seat=seat,
+                    players=list(players),
+                    rules=dict(rules),
+                ),
+            )
+        )
+    played = await table.run()
+    result = played.result
+    end = GameEnd(
+        scores=list(result.scores),
+        winners=list(result.winners),
+        reason=result.reason,
+        detail=dict(result.detail),
+    )
+    await table.broadcast(end)
+    table.record(
+        {"type": "result", **end.model_dump(mode="json"), "penalties": list(played.penalties)}
+    )
+    table.record({"type": "reveal", "seed": seed.hex()})
+    table.log.debug("game_over", reason=result.reason, scores=list(result.scores))
+    return played

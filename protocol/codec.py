@@ -1,0 +1,71 @@
+"""JSON in, messages out: one adapter built once; every failure is a typed `ProtocolError`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from protocol.messages import MESSAGE_ADAPTER, PROTOCOL_VERSION, ErrorCode, Message
+from protocol.messages import Error as ErrorMessage
+
+MAX_MESSAGE_BYTES = 1 << 20
+
+
+class ProtocolError(ValueError):
+    """An incoming frame could not be read as a message; carries the code to answer with."""
+
+    def __init__(self, code: ErrorCode, text: str) -> None:
+        super().__init__(text)
+        self.code = code
+        self.text = text
+
+    def to_message(self, **envelope: Any) -> ErrorMessage:
+        return ErrorMessage(code=self.code, text=self.text, **envelope)
+
+
+def parse_message(raw: str | bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
+    """Parse one frame. Never raises anything but `ProtocolError`."""
+    if len(raw) > max_bytes:
+        raise ProtocolError(ErrorCode.TOO_LARGE, f"message of {len(raw)} bytes > {max_bytes}")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ProtocolError(ErrorCode.BAD_JSON, f"not JSON: {exc}") from None
+    return decode(data)
+
+
+def decode(data: Any) -> Message:
+    """Validate an already-parsed JSON value as a message."""
+    if not isinstance(data, dict):
+        raise ProtocolError(ErrorCode.BAD_JSON, "a message is a JSON object")
+    version = data.get("v", PROTOCOL_VERSION)
+    if version != PROTOCOL_VERSION:
+        raise ProtocolError(
+            ErrorCode.UNSUPPORTED_VERSION,
+            f"protocol version {version!r} is not supported; this server speaks {PROTOCOL_VERSION}",
+        )
+    try:
+        return MESSAGE_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '<message>'}: {err['msg']}"
+            for err in exc.errors()[:5]
+        )
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, problems) from None
+
+
+def encode(message: Message) -> str:
+    """One compact JSON text; ``None`` fields are left out."""
+    return message.model_dump_json(exclude_none=True)
+
+
+def to_data(message: Message) -> dict[str, Any]:
+    """The JSON-able dict of a message, as `encode` would write it."""
+    return message.model_dump(mode="json", exclude_none=True)
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of every message (``arena protocol schema``)."""
+    return MESSAGE_ADAPTER.json_schema()

@@ -1,0 +1,87 @@
+"""The wire format: strict models, one adapter, typed errors for every bad frame."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from protocol import Action, ErrorCode, Hello, ProtocolError, encode, parse_message
+from protocol.codec import json_schema
+from protocol.games.common import GameEnd
+from protocol.messages import Bye, Error, Event, Welcome
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        Hello(name="g1", token="t", games=["mahjong"]),
+        Welcome(name="g1", session="s1", resume_token="r"),
+        Action(seq=3, action="discard 5m", match="m1", game="g2", seat=1),
+        Error(code=ErrorCode.LATE, text="no action within 10 ms", seq=3),
+        Bye(reason="done"),
+        Event(
+            seat=0, payload=GameEnd(scores=[1.0, 0.0], winners=[0], reason="solved", detail={})
+        ),
+    ],
+)
+def test_round_trip(message: object) -> None:
+    text = encode(message)  # type: ignore[arg-type]
+    assert parse_message(text) == message
+    assert json.loads(text)["v"] == 1
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        ("{", ErrorCode.BAD_JSON),
+        ("[1, 2]", ErrorCode.BAD_JSON),
+        ('{"type": "nope"}', ErrorCode.BAD_MESSAGE),
+        ('{"type": "action", "seq": 1}', ErrorCode.BAD_MESSAGE),
+        ('{"type": "action", "seq": 1, "action": "x", "extra": 1}', ErrorCode.BAD_MESSAGE),
+        ('{"v": 2, "type": "bye"}', ErrorCode.UNSUPPORTED_VERSION),
+        (b"\xff\xfe", ErrorCode.BAD_JSON),
+    ],
+)
+def test_bad_frames_are_typed_errors(raw: str | bytes, code: ErrorCode) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_message(raw)
+    assert caught.value.code == code
+    assert caught.value.to_message(seq=1).code == code
+
+
+def test_too_large_frame() -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_message("x" * 100, max_bytes=10)
+    assert caught.value.code == ErrorCode.TOO_LARGE
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+    max_leaves=20,
+)
+
+
+@given(json_values)
+def test_any_json_value_parses_or_is_a_protocol_error(value: object) -> None:
+    try:
+        parse_message(json.dumps(value))
+    except ProtocolError:
+        pass
+
+
+@given(st.binary(max_size=200))
+def test_any_bytes_parse_or_are_a_protocol_error(raw: bytes) -> None:
+    try:
+        parse_message(raw)
+    except ProtocolError:
+        pass
+
+
+def test_schema_covers_every_message_type() -> None:
+    text = json.dumps(json_schema())
+    for name in ("Hello", "Welcome", "Event", "Request", "Action", "Error", "Bye"):
+        assert f'"{name}"' in text
