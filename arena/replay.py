@@ -8,7 +8,7 @@ secrets were the ones the seed commits to; the first difference is named by its 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,7 +111,8 @@ def replay_game(
                 break
             if on_step is not None:
                 audience = "all" if line["to"] is None else f"seat {line['to']}"
-                on_step(Step(number, "event", f"[{audience}] {_describe(line['payload'])}"))
+                shown = _describe(line["payload"], spec.render_event)
+                on_step(Step(number, "event", f"[{audience}] {shown}"))
         elif kind == "decision":
             if pending:
                 check.problems.append(
@@ -158,7 +159,13 @@ def replay_game(
     return check
 
 
-def _describe(payload: dict[str, Any]) -> str:
+def _describe(
+    payload: dict[str, Any], render: Callable[[Mapping[str, Any]], str | None] | None
+) -> str:
+    if render is not None:
+        shown = render(payload)
+        if shown is not None:
+            return shown
     kind = payload.get("kind", "?")
     fields = ", ".join(f"{k}={v}" for k, v in payload.items() if k not in ("game", "kind"))
     return f"{kind} {fields}".strip()

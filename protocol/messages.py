@@ -25,26 +25,36 @@ class ErrorCode(StrEnum):
     """Stable error codes; the text beside them is for people and may change."""
 
     BAD_JSON = "bad_json"
-    """The frame is not a JSON object."""
     BAD_MESSAGE = "bad_message"
-    """Valid JSON, but not a valid message (unknown type, missing or extra field)."""
     UNSUPPORTED_VERSION = "unsupported_version"
     TOO_LARGE = "too_large"
     AUTH_FAILED = "auth_failed"
     NOT_EXPECTED = "not_expected"
-    """A message that is valid but not expected now (an action with no request pending)."""
     STALE_SEQ = "stale_seq"
-    """An action whose ``seq`` is not the pending request's."""
     LATE = "late"
-    """No answer before the deadline."""
     INVALID_ACTION = "invalid_action"
-    """The action text does not name an action of this game."""
     ILLEGAL_ACTION = "illegal_action"
-    """A well-formed action the rules forbid now."""
     BOT_FAILURE = "bot_failure"
-    """An in-process bot raised an exception."""
     FLOOD = "flood"
     INTERNAL = "internal"
+
+
+#: what each code means, for docs/PROTOCOL.md and for people reading logs
+ERROR_MEANINGS: dict[ErrorCode, str] = {
+    ErrorCode.BAD_JSON: "the frame is not a JSON object",
+    ErrorCode.BAD_MESSAGE: "valid JSON, not a valid message (unknown type, missing or extra field)",
+    ErrorCode.UNSUPPORTED_VERSION: "the message's `v` is not a protocol version the server speaks",
+    ErrorCode.TOO_LARGE: "the frame is larger than the server accepts",
+    ErrorCode.AUTH_FAILED: "unknown or missing token; the connection is closed",
+    ErrorCode.NOT_EXPECTED: "a valid message that is not expected now (an action with no request)",
+    ErrorCode.STALE_SEQ: "an action whose `seq` is not the pending request's",
+    ErrorCode.LATE: "no answer before the deadline (and no time bank left)",
+    ErrorCode.INVALID_ACTION: "the action text does not name an action of this game",
+    ErrorCode.ILLEGAL_ACTION: "a well-formed action the rules forbid now",
+    ErrorCode.BOT_FAILURE: "an in-process bot raised an exception",
+    ErrorCode.FLOOD: "too many bad messages; the connection is closed",
+    ErrorCode.INTERNAL: "a server fault; the game goes on with the fallback action",
+}
 
 
 class Envelope(WireModel):

@@ -7,8 +7,11 @@ bench_app)``), so adding a game never edits another game's CLI.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import typer
+
+from arena.logs import configure_logging
 
 app = typer.Typer(
     help="Table-game bot arena: engines, referee, matches, benchmarks.",
@@ -17,6 +20,16 @@ app = typer.Typer(
 )
 match_app = typer.Typer(help="Play a match between bots.", no_args_is_help=True)
 bench_app = typer.Typer(help="Benchmarks, measured side by side in one run.", no_args_is_help=True)
+
+
+@app.callback()
+def _logging(
+    log_level: str = typer.Option("warning", help="terminal log level (debug, info, warning)"),
+    log_file: Path | None = typer.Option(None, help="also write JSON logs (all levels) here"),
+) -> None:
+    configure_logging(log_level, log_file)
+
+
 app.add_typer(match_app, name="match")
 app.add_typer(bench_app, name="bench")
 

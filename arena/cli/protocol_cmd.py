@@ -17,5 +17,27 @@ def schema(indent: int = typer.Option(2, help="JSON indentation")) -> None:
     typer.echo(json.dumps(json_schema(), indent=indent, ensure_ascii=False))
 
 
+@protocol_app.command("doc")
+def doc(
+    write: bool = typer.Option(False, "--write", help="write docs/PROTOCOL.md"),
+    check: bool = typer.Option(False, "--check", help="exit 1 if docs/PROTOCOL.md is stale"),
+) -> None:
+    """Generate docs/PROTOCOL.md (message tables and real game logs) from the code."""
+    from arena.protocol_doc import DOC_PATH, render
+
+    text = render()
+    if check:
+        current = DOC_PATH.read_text(encoding="utf-8") if DOC_PATH.exists() else ""
+        if current != text:
+            typer.echo(f"{DOC_PATH} is stale: run `arena protocol doc --write`", err=True)
+            raise typer.Exit(1)
+        typer.echo(f"{DOC_PATH} is up to date")
+    elif write:
+        DOC_PATH.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {DOC_PATH}")
+    else:
+        typer.echo(text, nl=False)
+
+
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
     app.add_typer(protocol_app, name="protocol")

@@ -12,7 +12,7 @@ the step once every due seat has answered.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -128,3 +128,7 @@ class GameSpec:
     seats: tuple[int, ...]
     default_rules: Mapping[str, Any] = field(default_factory=dict)
     title: str = ""
+    #: the action text grammar, for docs/PROTOCOL.md (one line per action form)
+    action_grammar: tuple[str, ...] = ()
+    #: how ``arena replay`` shows an event payload (JSON dict) to a person; ``None`` = generic
+    render_event: Callable[[Mapping[str, Any]], str | None] | None = None
