@@ -14,6 +14,7 @@ from typing import Any, Literal, get_args, get_origin
 from pydantic import BaseModel
 
 from arena.dealing import MatchSeed
+from arena.games.mahjong.rules import load_ruleset
 from arena.games.registry import get_spec
 from arena.referee import play_game
 from arena.transports.base import Seat
@@ -51,7 +52,52 @@ class ExampleGame:
     intro: str = ""
 
 
-EXAMPLES: tuple[ExampleGame, ...] = ()
+EXAMPLES: tuple[ExampleGame, ...] = (
+    ExampleGame(
+        title="Example: a 1A2B duel",
+        game_kind="bulls_cows",
+        bots=(
+            ("super-comparison", {"answerer": "evader", "seed": 1}),
+            ("random", {"answerer": "fixed", "seed": 2}),
+        ),
+        rules={"mode": "duel", "digits": 3, "alphabet": "123456789", "max_guesses": 20},
+        seed_text="protocol-doc",
+        deal={"game_index": 0},
+        intro=(
+            "Two bots each guess the other's code and answer the other's guesses. A guess is "
+            "asked with no `legal` list (504 codes) but a `hint`; answers and reveals are listed. "
+            "Seat 0 answers adaptively (the evader keeps the most codes possible), which is legal "
+            "as long as its reveal at the end matches every answer."
+        ),
+    ),
+    ExampleGame(
+        title="Example: a game of liar's dice",
+        game_kind="liars_dice",
+        bots=(("random-guess", {"seed": 1}), ("probability", {"seed": 2})),
+        rules={},
+        seed_text="protocol-doc",
+        deal={"game_index": 0, "first": 0},
+        intro=(
+            "Two players, five dice each, one round (the seed's set-up). Each seat receives its "
+            "own dice in a private event; the reveal at the challenge is public."
+        ),
+    ),
+    ExampleGame(
+        title="Example: a hand of Taiwan mahjong",
+        game_kind="mahjong",
+        bots=(("greedy", {}),) * 4,
+        rules=load_ruleset("competition").to_mapping(),
+        seed_text="golden",
+        deal={"round": 16, "hand": 0},
+        shown_seats=(0,),
+        intro=(
+            "Four greedy bots, the competition ruleset. Only seat 0's messages are shown: it sees "
+            "its own tiles, everyone's discards and melds, and is asked to claim only when it has "
+            "a claim. Tiles are `1m`…`9m`, `1p`…`9p`, `1s`…`9s`, `1z`…`7z` (E S W N, white, "
+            "green, red; see RULES.md)."
+        ),
+    ),
+)
 
 
 class _TranscriptSeat:
@@ -145,7 +191,11 @@ def _message_section() -> list[str]:
         kind = payload_model.model_fields["kind"].default
         out += [f"### `{game}` / `{kind}`", "", (payload_model.__doc__ or "").strip(), ""]
         out += ["| field | type | required | meaning |", "|---|---|---|---|"]
-        out += [row for row in _field_rows(payload_model) if not row.startswith(("| `game`", "| `kind`"))]
+        out += [
+            row
+            for row in _field_rows(payload_model)
+            if not row.startswith(("| `game`", "| `kind`"))
+        ]
         out.append("")
     out += ["## Error codes", "", "| code | meaning |", "|---|---|"]
     out += [f"| `{code.value}` | {meaning} |" for code, meaning in ERROR_MEANINGS.items()]
@@ -185,7 +235,9 @@ def _game_section(example: ExampleGame, transcript: list[tuple[int, str, str]]) 
         out += [example.intro, ""]
     if spec.action_grammar:
         out += ["Action texts:", ""]
-        out += [f"* `{line}`" for line in spec.action_grammar]
+        for line in spec.action_grammar:
+            form, _, meaning = line.partition(" — ")
+            out.append(f"* `{form}` — {meaning}" if meaning else f"* `{form}`")
         out.append("")
     shown = set(example.shown_seats) or {seat for seat, _, _ in transcript}
     out += [

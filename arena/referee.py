@@ -4,14 +4,19 @@ For each due seat it sends a `Request` (the legal actions and the seat's observa
 the deadline, and checks the answer. A late, malformed or illegal answer gets an ``error``
 message and one re-ask; a second failure plays the engine's documented fallback and counts a
 penalty. Nothing a bot does can stop the game or crash the referee.
+
+Time controls (`TimeControl`): besides the per-decision deadline a match may give each player a
+`TimeBank`. An answer after the deadline is then still taken while the bank covers the overrun,
+and the overrun is spent from the bank; an answer the bank cannot cover (or none at all) empties
+the bank and plays the fallback at once, without a re-ask.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -28,6 +33,60 @@ from protocol.messages import Error, ErrorCode, Event, Request
 log = structlog.get_logger(__name__)
 
 DEFAULT_DEADLINE_MS = 10_000
+DEFAULT_START_TIMEOUT_MS = 30_000
+
+
+@dataclass
+class TimeBank:
+    """Each player's reserve of milliseconds for a whole match, shared by all its games.
+
+    Keyed by player name, because players change seats between games. ``clock`` (seconds) is
+    what the referee times answers with; tests pass a scripted one.
+    """
+
+    remaining_ms: dict[str, float]
+    clock: Callable[[], float] = field(default=time.monotonic)
+
+    @classmethod
+    def for_players(cls, players: Sequence[str], bank_ms: float) -> TimeBank:
+        return cls({player: float(bank_ms) for player in players})
+
+    def left(self, player: str) -> float:
+        return self.remaining_ms.get(player, 0.0)
+
+    def spend(self, player: str, ms: float) -> None:
+        self.remaining_ms[player] = max(0.0, self.left(player) - ms)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """A match's time rules: the per-decision deadline, the per-match bank of each player
+    (None: no bank, a late answer gets the ordinary re-ask), and how long a match waits for
+    remote bots to connect before it starts."""
+
+    deadline_ms: int = DEFAULT_DEADLINE_MS
+    bank_ms: int | None = None
+    start_timeout_ms: int = DEFAULT_START_TIMEOUT_MS
+
+    def __post_init__(self) -> None:
+        if self.deadline_ms <= 0 or self.start_timeout_ms < 0:
+            raise ValueError("deadline_ms must be > 0 and start_timeout_ms >= 0")
+        if self.bank_ms is not None and self.bank_ms < 0:
+            raise ValueError("bank_ms must be >= 0")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> TimeControl:
+        """From a ruleset or match file's ``[time]`` table (keys as the fields)."""
+        unknown = set(data) - {"deadline_ms", "bank_ms", "start_timeout_ms"}
+        if unknown:
+            raise ValueError(f"unknown time control keys: {', '.join(sorted(unknown))}")
+        for key, value in data.items():
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(f"{key} must be an integer number of milliseconds")
+        return cls(**dict(data))
+
+    def new_bank(self, players: Sequence[str]) -> TimeBank | None:
+        return None if self.bank_ms is None else TimeBank.for_players(players, self.bank_ms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +117,13 @@ class _Table:
         deadline_ms: int,
         retries: int,
         recorder: Recorder | None,
+        players: Sequence[str] = (),
+        time_bank: TimeBank | None = None,
     ) -> None:
         self.game = game
         self.seats = seats
+        self.players = players
+        self.bank = time_bank
         self.match_id = match_id
         self.game_id = game_id
         self.deadline_ms = deadline_ms
@@ -103,21 +166,28 @@ class _Table:
         return f"{action} is not legal now"
 
     async def _ask_once(self, seat: int, request: Request) -> Any | _Failure:
-        started = time.monotonic()
+        player = self.players[seat] if self.bank is not None else ""
+        bank_ms = self.bank.left(player) if self.bank is not None else 0.0
+        limit_ms = self.deadline_ms + bank_ms
+        clock = self.bank.clock if self.bank is not None else time.monotonic
+        started = clock()
         try:
-            reply = await asyncio.wait_for(
-                self.seats[seat].ask(request), timeout=self.deadline_ms / 1000
-            )
+            reply = await asyncio.wait_for(self.seats[seat].ask(request), timeout=limit_ms / 1000)
         except TimeoutError:
-            return _Failure(ErrorCode.LATE, f"no action within {self.deadline_ms} ms")
+            if self.bank is not None:
+                self.bank.spend(player, bank_ms)
+            return _Failure(ErrorCode.LATE, f"no action within {limit_ms:.0f} ms")
         except SeatFailure as failure:
             return _Failure(failure.code, failure.text)
         # A CPU-bound in-process bot never yields, so wait_for cannot interrupt it: time it too.
-        elapsed_ms = (time.monotonic() - started) * 1000
+        elapsed_ms = (clock() - started) * 1000
         if elapsed_ms > self.deadline_ms:
-            return _Failure(
-                ErrorCode.LATE, f"answered after {elapsed_ms:.0f} ms > {self.deadline_ms} ms"
-            )
+            if self.bank is not None:
+                self.bank.spend(player, elapsed_ms - self.deadline_ms)
+            if elapsed_ms > limit_ms:
+                return _Failure(
+                    ErrorCode.LATE, f"answered after {elapsed_ms:.0f} ms > {limit_ms:.0f} ms"
+                )
         if reply.seq != request.seq:
             return _Failure(
                 ErrorCode.STALE_SEQ, f"action for seq {reply.seq}, pending seq is {request.seq}"
@@ -149,6 +219,7 @@ class _Table:
             outcome = await self._ask_once(seat, request)
             if not isinstance(outcome, _Failure):
                 return outcome, False
+            last_chance = self.bank is not None and outcome.code is ErrorCode.LATE
             self.record(
                 {
                     "type": "failure",
@@ -169,6 +240,8 @@ class _Table:
                     text=outcome.text,
                 )
             )
+            if last_chance:
+                break
         fallback = self.game.fallback_action(seat)
         self.penalties[seat] += 1
         await self.broadcast(Penalty(seat=seat, code=outcome.code.value, action=str(fallback)))
@@ -209,8 +282,13 @@ async def play_game(
     deadline_ms: int = DEFAULT_DEADLINE_MS,
     retries: int = 1,
     recorder: Recorder | None = None,
+    time_bank: TimeBank | None = None,
 ) -> PlayedGame:
-    """Play one game of ``game_kind`` between ``seats`` and return its outcome."""
+    """Play one game of ``game_kind`` between ``seats`` and return its outcome.
+
+    ``time_bank`` (keyed by the names in ``players``) lets late answers spend a match-long
+    reserve; pass the same bank to every game of a match.
+    """
     kind = canonical_name(game_kind)
     spec = get_spec(kind)
     game = spec.new_game(rules, seed, deal)
@@ -227,6 +305,8 @@ async def play_game(
         deadline_ms=deadline_ms,
         retries=retries,
         recorder=recorder,
+        players=players,
+        time_bank=time_bank,
     )
     table.record(
         {

@@ -7,13 +7,12 @@ secrets were the ones the seed commits to; the first difference is named by its 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.dealing import DEALING_VERSION, MatchSeed
+from arena.dealing import DEALING_VERSION, DealingError, verify_commitment
 from arena.games.errors import GameError
 from arena.games.registry import get_spec
 from arena.records import RECORD_VERSION, RecordError, read_lines, split_games
@@ -68,17 +67,23 @@ def replay_game(
         check.problems.append("no reveal line: the seed was never published")
         return check
     try:
-        seed = MatchSeed.from_hex(str(reveal["seed"]))
-    except ValueError as exc:
-        check.problems.append(f"line {reveal['_line']}: {exc}")
-        return check
-    if hashlib.sha256(seed.value).hexdigest() != header.get("seed_commitment"):
+        seed = verify_commitment(str(header.get("seed_commitment")), str(reveal["seed"]))
+    except DealingError as exc:
         check.problems.append(
-            f"line {reveal['_line']}: the revealed seed does not match the commitment "
-            f"in the header (line {header['_line']})"
+            f"line {reveal['_line']}: {exc} (commitment in the header, line {header['_line']})"
         )
         return check
     spec = get_spec(check.game_kind)
+    if on_step is not None:
+        players = ", ".join(f"{seat}={name}" for seat, name in enumerate(header.get("players", [])))
+        on_step(
+            Step(
+                header["_line"],
+                "header",
+                f"{check.game_kind} game {check.game} of match {header.get('match')}: {players}; "
+                f"deal {header.get('deal')}",
+            )
+        )
     try:
         game = spec.new_game(header.get("rules", {}), seed, header.get("deal", {}))
     except GameError as exc:
@@ -171,8 +176,14 @@ def _describe(
     return f"{kind} {fields}".strip()
 
 
-def verify_record(path: Path, on_step: Callable[[Step], None] | None = None) -> list[GameCheck]:
+def verify_record(
+    path: Path, on_step: Callable[[Step], None] | None = None, game: str | None = None
+) -> list[GameCheck]:
+    """Check every game of a record (or only the game with id ``game``)."""
     lines = read_lines(path)
     if not lines:
         raise RecordError(f"{path}: empty record")
-    return [replay_game(game_lines, on_step) for game_lines in split_games(lines)]
+    games = [g for g in split_games(lines) if game is None or str(g[0].get("game")) == game]
+    if not games:
+        raise RecordError(f"{path}: no game with id {game!r}")
+    return [replay_game(game_lines, on_step) for game_lines in games]

@@ -3,8 +3,16 @@
 A new game adds its module's union to `Payload`; nothing else in the protocol changes.
 """
 
-from protocol.games.common import CommonPayload
+from typing import Annotated
 
-# With a single game-group pydantic refuses a discriminator, so the outer one is added when the
-# first game joins: Annotated[CommonPayload | XPayload, Field(discriminator="game")].
-Payload = CommonPayload
+from pydantic import Field
+
+from protocol.games.bulls_cows import BullsCowsPayload
+from protocol.games.common import CommonPayload
+from protocol.games.liars_dice import LiarsDicePayload
+from protocol.games.mahjong import MahjongPayload
+
+Payload = Annotated[
+    CommonPayload | LiarsDicePayload | BullsCowsPayload | MahjongPayload,
+    Field(discriminator="game"),
+]

@@ -37,6 +37,12 @@ app.add_typer(bench_app, name="bench")
 CLI_MODULES: tuple[str, ...] = (
     "arena.cli.records_cmd",
     "arena.cli.protocol_cmd",
+    "arena.cli.audit",
+    "arena.cli.bulls_cows",
+    "arena.cli.mahjong_match",
+    "arena.cli.mahjong",
+    "arena.cli.liars_dice",
+    "arena.cli.serve",
 )
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from arena.cli.common import fail, print_json
 from arena.errors import ArenaError
@@ -13,7 +14,14 @@ from arena.replay import Step, verify_record
 
 out = Console(highlight=False)
 
-STYLE = {"event": "", "decision": "bold cyan", "failure": "bold red", "result": "bold green"}
+STYLE = {
+    "header": "bold magenta",
+    "event": "default",
+    "decision": "bold cyan",
+    "failure": "bold red",
+    "result": "bold green",
+    "reveal": "dim",
+}
 
 
 def replay(
@@ -23,14 +31,14 @@ def replay(
     """Print a recorded game step by step, re-checking every step against the engine."""
 
     def show(step: Step) -> None:
-        style = STYLE.get(step.kind, "dim")
-        out.print(f"[dim]{step.line:>5}[/] [{style}]{step.text}[/]" if style else step.text)
+        style = STYLE.get(step.kind, "default")
+        out.print(f"[dim]{step.line:>5}[/] [{style}]{escape(step.text)}[/]")
 
     try:
-        checks = verify_record(record, on_step=show)
+        checks = verify_record(record, on_step=show, game=game)
     except ArenaError as exc:
         fail(str(exc))
-    failed = [c for c in checks if not c.ok and (game is None or c.game == game)]
+    failed = [c for c in checks if not c.ok]
     for check in failed:
         for problem in check.problems:
             out.print(f"[bold red]mismatch in game {check.game}:[/] {problem}")

@@ -1,7 +1,7 @@
 """Seeded, verifiable randomness for every deal in the arena (seed 000: Fisher–Yates).
 
 Byte layout (version ``arena-dealing/1``), kept stable because records name it and
-``arena verify`` re-derives deals from it:
+``arena verify`` re-derives deals from it (docs/DEALING.md has a worked example):
 
 * A match seed is 32 bytes (256 bits) from the OS unless given.
 * A stream is named by a label, the ``/``-joined text of its parts, e.g. ``mahjong/round/3/wall``.
@@ -16,17 +16,22 @@ Byte layout (version ``arena-dealing/1``), kept stable because records name it a
 from __future__ import annotations
 
 import hashlib
-import hmac
 import os
 import secrets
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TypeVar
 
 from arena.errors import ArenaError
 
 DEALING_VERSION = "arena-dealing/1"
 SEED_BYTES = 32
+BLOCK_BYTES = 32
+"""Bytes per HMAC-SHA256 block."""
+
+_SHA256_BLOCK = 64
+_VERSION_PREFIX = DEALING_VERSION.encode() + b"\x00"
 
 T = TypeVar("T")
 
@@ -96,32 +101,104 @@ def random_seed() -> MatchSeed:
     return MatchSeed(os.urandom(SEED_BYTES))
 
 
+def block_message(stream_label: str, index: int) -> bytes:
+    """The HMAC input of block ``index``: the bytes a verifier in any language hashes."""
+    return _VERSION_PREFIX + stream_label.encode() + b"\x00" + index.to_bytes(8, "big")
+
+
+class BlockHasher:
+    """HMAC-SHA256 keyed by one seed, with the key pads hashed once.
+
+    Equal to ``hmac.digest(seed, message, "sha256")`` (RFC 2104); copying the two pre-keyed
+    SHA-256 states instead of re-deriving them per block makes a block about 2.5 times cheaper,
+    which is most of the cost of dealing a million bridge hands.
+    """
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, seed: MatchSeed) -> None:
+        # A 32-byte key is shorter than SHA-256's 64-byte block, so RFC 2104 zero-pads it.
+        key = seed.value.ljust(_SHA256_BLOCK, b"\x00")
+        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in key))
+        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in key))
+
+    def digest(self, message: bytes) -> bytes:
+        inner = self._inner.copy()
+        inner.update(message)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()
+
+    def block(self, stream_label: str, index: int) -> bytes:
+        return self.digest(block_message(stream_label, index))
+
+    def blocks(self, stream_label: str, start: int, count: int) -> bytes:
+        """Blocks ``start … start+count-1`` of one stream, concatenated."""
+        return self.first_blocks([stream_label], count, start)
+
+    def first_blocks(self, stream_labels: Sequence[str], count: int, start: int = 0) -> bytes:
+        """Blocks ``start … start+count-1`` of each stream in turn, all concatenated.
+
+        The batch dealers' hot loop: one call per chunk of deals keeps the per-block Python
+        overhead to two state copies and two updates.
+        """
+        inner_base, outer_base = self._inner, self._outer
+        counters = [i.to_bytes(8, "big") for i in range(start, start + count)]
+        out: list[bytes] = []
+        append = out.append
+        for stream_label in stream_labels:
+            prefix = _VERSION_PREFIX + stream_label.encode() + b"\x00"
+            for counter in counters:
+                inner = inner_base.copy()
+                inner.update(prefix + counter)
+                outer = outer_base.copy()
+                outer.update(inner.digest())
+                append(outer.digest())
+        return b"".join(out)
+
+
+@lru_cache(maxsize=64)
+def _hasher_for(seed: MatchSeed) -> BlockHasher:
+    return BlockHasher(seed)
+
+
 class RandomStream:
     """An unbounded deterministic byte stream with unbiased integer draws and Fisher–Yates."""
 
-    __slots__ = ("_buffer", "_counter", "_key", "_prefix", "label", "position")
+    __slots__ = ("_buffer", "_counter", "_hasher", "_offset", "label", "position")
 
-    def __init__(self, seed: MatchSeed, stream_label: str) -> None:
+    def __init__(
+        self, seed: MatchSeed, stream_label: str, hasher: BlockHasher | None = None
+    ) -> None:
         self.label = stream_label
-        self._key = seed.value
-        self._prefix = DEALING_VERSION.encode() + b"\x00" + stream_label.encode() + b"\x00"
+        # The pre-keyed states are shared per seed (they are only ever copied), so opening a
+        # stream per wall or per deal does not re-hash the key pads.
+        self._hasher = hasher if hasher is not None else _hasher_for(seed)
         self._counter = 0
         self._buffer = b""
+        self._offset = 0
         self.position = 0  # bytes consumed, so a verifier can report where streams diverge
 
     def _refill(self) -> None:
-        block = hmac.new(
-            self._key, self._prefix + self._counter.to_bytes(8, "big"), hashlib.sha256
-        ).digest()
+        self._buffer = self._buffer[self._offset :] + self._hasher.block(self.label, self._counter)
+        self._offset = 0
         self._counter += 1
-        self._buffer += block
 
     def read(self, n: int) -> bytes:
-        while len(self._buffer) < n:
+        while len(self._buffer) - self._offset < n:
             self._refill()
-        out, self._buffer = self._buffer[:n], self._buffer[n:]
+        start = self._offset
+        self._offset += n
         self.position += n
-        return out
+        return self._buffer[start : start + n]
+
+    def _byte(self) -> int:
+        if self._offset >= len(self._buffer):
+            self._refill()
+        value = self._buffer[self._offset]
+        self._offset += 1
+        self.position += 1
+        return value
 
     def randbelow(self, n: int) -> int:
         """A uniform integer in ``[0, n)`` by rejection sampling."""
@@ -130,8 +207,15 @@ class RandomStream:
         if n == 1:
             return 0
         bits = (n - 1).bit_length()
-        nbytes = (bits + 7) // 8
         mask = (1 << bits) - 1
+        if bits <= 8:
+            # One byte per try covers every deal in the arena (cards, tiles, dice, code symbols);
+            # the same bytes and the same rejections as the general path, without slicing.
+            while True:
+                value = self._byte() & mask
+                if value < n:
+                    return value
+        nbytes = (bits + 7) // 8
         while True:
             value = int.from_bytes(self.read(nbytes), "big") & mask
             if value < n:

@@ -1,0 +1,363 @@
+"""1A2B experiments: every-secret evaluations, duel series through the referee, the benchmark.
+
+``evaluate`` with the fixed answerer plays every secret once through the engine's solve mode
+(deal ``{"secret_index": i}``), driving the bot's synchronous `BullsCowsBot.decide` directly:
+no asyncio, no envelopes, because the referee's per-decision cost would dominate the figure we
+want (the strategy's). Against the evader there is no secret to enumerate; it plays ``runs``
+games, the evader breaking its ties from a seeded stream per run.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from arena.dealing import MatchSeed
+from arena.games.bulls_cows import BullsCowsGame, CodeSpace, code_space
+from bots.bulls_cows import GUESSERS, BullsCowsBot, EvaderAnswerer, build_bot
+from bots.bulls_cows.guessers import Guesser, History, IntArray
+
+DEFAULT_EVADER_RUNS = 100
+#: guessers that only ever guess codes consistent with the answers, or split the range: they
+#: always finish, whatever an adversary answers
+SOUND_GUESSERS = ("random", "frequency", "super-comparison", "entropy", "optimal")
+
+
+@dataclass
+class EvalReport:
+    guesser: str
+    answerer: str
+    digits: int
+    alphabet: str
+    guesses: list[int]
+    unsolved: int
+    seconds: float
+    latencies: list[float] = field(default_factory=list, repr=False)
+
+    @property
+    def games(self) -> int:
+        return len(self.guesses)
+
+    @property
+    def mean(self) -> float:
+        return sum(self.guesses) / len(self.guesses) if self.guesses else 0.0
+
+    @property
+    def maximum(self) -> int:
+        return max(self.guesses, default=0)
+
+    @property
+    def histogram(self) -> dict[int, int]:
+        counts = Counter(self.guesses)
+        return {k: counts[k] for k in sorted(counts)}
+
+    def latency_ms(self, q: float) -> float:
+        return float(np.percentile(self.latencies, q)) * 1000 if self.latencies else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "guesser": self.guesser,
+            "answerer": self.answerer,
+            "digits": self.digits,
+            "alphabet": self.alphabet,
+            "games": self.games,
+            # Against the evader there is no secret to enumerate.
+            "secrets": self.games if self.answerer == "fixed" else None,
+            "mean_guesses": round(self.mean, 4),
+            "max_guesses": self.maximum,
+            "histogram": {str(k): v for k, v in self.histogram.items()},
+            "unsolved": self.unsolved,
+            "seconds": round(self.seconds, 3),
+            "decision_ms_p50": round(self.latency_ms(50), 3),
+            "decision_ms_p99": round(self.latency_ms(99), 3),
+        }
+
+
+def make_bc_bot(guesser: str, seed: str, answerer: str = "fixed") -> BullsCowsBot:
+    bot = build_bot(guesser, guesser, {"seed": seed, "answerer": answerer})
+    return bot
+
+
+def evaluate_fixed(
+    guesser: str, space: CodeSpace, *, seed: str = "0", max_guesses: int = 20
+) -> EvalReport:
+    """Every secret once, through the engine (solve mode), the bot deciding from observations."""
+    bot = make_bc_bot(guesser, seed)
+    rules = {
+        "mode": "solve",
+        "digits": space.digits,
+        "alphabet": space.alphabet,
+        "max_guesses": max_guesses,
+    }
+    match_seed = MatchSeed.from_text(seed)
+    report = EvalReport(guesser, "fixed", space.digits, space.alphabet, [], 0, 0.0)
+    clock = time.perf_counter
+    started = clock()
+    for index in range(space.size):
+        game = BullsCowsGame(rules, match_seed, {"secret_index": index})
+        bot.begin_game()
+        while not game.is_over():
+            observation = game.observation(0)
+            before = clock()
+            text = bot.decide(observation)
+            report.latencies.append(clock() - before)
+            game.apply(0, game.parse_action(text))
+        result = game.result()
+        if result.winners:
+            report.guesses.append(int(result.detail["guesses"][0]))
+        else:
+            report.unsolved += 1
+    report.seconds = clock() - started
+    return report
+
+
+def _solve_against(
+    guesser: Guesser,
+    evader: EvaderAnswerer,
+    space: CodeSpace,
+    max_guesses: int,
+    latencies: list[float],
+) -> int | None:
+    history: list[tuple[int, int]] = []
+    while len(history) < max_guesses:
+        before = time.perf_counter()
+        guess = guesser.choose(space, history)
+        latencies.append(time.perf_counter() - before)
+        feedback = evader.answer(space, history, guess)
+        history.append((guess, feedback))
+        if feedback == space.solved:
+            return len(history)
+    return None
+
+
+def evaluate_evader(
+    guesser: str,
+    space: CodeSpace,
+    *,
+    runs: int = DEFAULT_EVADER_RUNS,
+    seed: str = "0",
+    max_guesses: int = 20,
+) -> EvalReport:
+    """``runs`` games against the range-protecting answerer (its ties broken per run)."""
+    bot = make_bc_bot(guesser, seed)
+    match_seed = MatchSeed.from_text(seed)
+    report = EvalReport(guesser, "evader", space.digits, space.alphabet, [], 0, 0.0)
+    started = time.perf_counter()
+    for run in range(runs):
+        evader = EvaderAnswerer(match_seed.stream("bench", "bulls_cows", "evader", run))
+        guesses = _solve_against(bot.guesser, evader, space, max_guesses, report.latencies)
+        if guesses is None:
+            report.unsolved += 1
+        else:
+            report.guesses.append(guesses)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def evaluate(
+    guesser: str,
+    *,
+    answerer: str = "fixed",
+    digits: int = 3,
+    alphabet: str = "123456789",
+    runs: int = DEFAULT_EVADER_RUNS,
+    seed: str = "0",
+) -> EvalReport:
+    """Raises ValueError (unknown guesser or answerer) or RulesetError (bad digits/alphabet)."""
+    if guesser not in GUESSERS:
+        raise ValueError(f"unknown guesser {guesser!r}; known: {', '.join(GUESSERS)}")
+    space = code_space(digits, alphabet)
+    if answerer == "fixed":
+        return evaluate_fixed(guesser, space, seed=seed)
+    if answerer == "evader":
+        return evaluate_evader(guesser, space, runs=runs, seed=seed)
+    raise ValueError(f"unknown answerer {answerer!r}; known: fixed, evader")
+
+
+def walk_tree(guesser: Guesser, space: CodeSpace) -> EvalReport:
+    """Every secret of a deterministic guesser at once: its guess depends only on the history,
+    so each distinct history is decided once and the secrets are split by the answer."""
+    report = EvalReport(guesser.name, "fixed", space.digits, space.alphabet, [], 0, 0.0)
+    started = time.perf_counter()
+    stack: list[tuple[History, IntArray]] = [([], np.arange(space.size, dtype=np.int64))]
+    while stack:
+        history, secrets = stack.pop()
+        guess = guesser.choose(space, history)
+        row = space.table[guess, secrets]
+        for feedback in np.unique(row).tolist():
+            group = secrets[row == feedback]
+            if feedback == space.solved:
+                report.guesses.append(len(history) + 1)
+            else:
+                stack.append(([*history, (guess, feedback)], group))
+    report.guesses.sort()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+# -- duel series through the referee -----------------------------------------------------------
+
+
+@dataclass
+class SeriesReport:
+    names: tuple[str, str]
+    games: int
+    wins: list[int]
+    draws: int
+    reasons: Counter[str]
+    penalties: list[int]
+    diffs: list[float]
+    seconds: float
+
+    @property
+    def mean_diff(self) -> float:
+        return sum(self.diffs) / len(self.diffs) if self.diffs else 0.0
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """Normal-approximation 95% interval of the mean per-game score difference (a − b)."""
+        n = len(self.diffs)
+        if n < 2:
+            return (-1.0, 1.0)
+        mean = self.mean_diff
+        variance = sum((d - mean) ** 2 for d in self.diffs) / (n - 1)
+        half = 1.96 * math.sqrt(variance / n)
+        return (mean - half, mean + half)
+
+    def to_json(self) -> dict[str, Any]:
+        low, high = self.ci95
+        return {
+            "bots": list(self.names),
+            "games": self.games,
+            "wins": {self.names[0]: self.wins[0], self.names[1]: self.wins[1]},
+            "draws": self.draws,
+            "reasons": dict(sorted(self.reasons.items())),
+            "penalties": {self.names[0]: self.penalties[0], self.names[1]: self.penalties[1]},
+            "score_diff_mean": round(self.mean_diff, 4),
+            "score_diff_ci95": [round(low, 4), round(high, 4)],
+            "seconds": round(self.seconds, 3),
+        }
+
+
+async def play_series(
+    a: str,
+    b: str,
+    games: int,
+    seed_text: str,
+    *,
+    a_config: Mapping[str, Any] | None = None,
+    b_config: Mapping[str, Any] | None = None,
+    names: tuple[str, str] | None = None,
+    digits: int = 3,
+    alphabet: str = "123456789",
+    max_guesses: int = 20,
+    record_dir: Path | None = None,
+    deadline_ms: int = 5000,
+    progress: Callable[[int], None] | None = None,
+) -> SeriesReport:
+    """``games`` duels of bot ``a`` against bot ``b`` through the referee with in-process seats;
+    ``a`` sits first (and so starts) in the even games, ``b`` in the odd ones. ``names`` label
+    the bots (default: their strategies)."""
+    from arena.records import JsonlRecorder, Recorder
+    from arena.referee import play_game
+    from arena.transports.inprocess import InProcessSeat
+    from bots.registry import make_bot
+
+    first, second = names or (a, b)
+    names = (first, second) if first != second else (f"{first}#1", f"{second}#2")
+    bot_a = make_bot("bulls_cows", a, {"seed": f"{seed_text}/a", **dict(a_config or {})}, names[0])
+    bot_b = make_bot("bulls_cows", b, {"seed": f"{seed_text}/b", **dict(b_config or {})}, names[1])
+    rules = {"mode": "duel", "digits": digits, "alphabet": alphabet, "max_guesses": max_guesses}
+    seed = MatchSeed.from_text(seed_text)
+    match_id = f"bulls-cows-{seed.commitment()[:12]}"
+    recorder: Recorder | None = None
+    if record_dir is not None:
+        recorder = JsonlRecorder(record_dir / f"{match_id}.jsonl")
+    report = SeriesReport(names, games, [0, 0], 0, Counter(), [0, 0], [], 0.0)
+    started = time.perf_counter()
+    try:
+        for k in range(games):
+            seats = (bot_a, bot_b) if k % 2 == 0 else (bot_b, bot_a)
+            a_seat = 0 if k % 2 == 0 else 1
+            played = await play_game(
+                "bulls_cows",
+                [InProcessSeat(bot) for bot in seats],
+                rules=rules,
+                seed=seed,
+                deal={"game_index": k},
+                players=[bot.name for bot in seats],
+                match_id=match_id,
+                game_id=f"g{k}",
+                deadline_ms=deadline_ms,
+                recorder=recorder,
+            )
+            result = played.result
+            report.reasons[result.reason] += 1
+            score_a, score_b = result.scores[a_seat], result.scores[1 - a_seat]
+            report.diffs.append(score_a - score_b)
+            if score_a > score_b:
+                report.wins[0] += 1
+            elif score_b > score_a:
+                report.wins[1] += 1
+            else:
+                report.draws += 1
+            report.penalties[0] += played.penalties[a_seat]
+            report.penalties[1] += played.penalties[1 - a_seat]
+            if progress is not None:
+                progress(1)
+    finally:
+        if recorder is not None:
+            recorder.close()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+# -- the benchmark ---------------------------------------------------------------------------
+
+
+def run_bench(seed: str = "0", evader_runs: int = DEFAULT_EVADER_RUNS) -> dict[str, Any]:
+    """Every figure of DESIGN.md §6–7 for 1A2B, measured in this run, with the random guesser's
+    every-secret run as the baseline the ratios are taken against."""
+    three = code_space(3, "123456789")
+    four = code_space(4, "0123456789")
+    baseline = evaluate_fixed("random", three, seed=seed)
+    sc = evaluate_fixed("super-comparison", three, seed=seed)
+    optimal = evaluate_fixed("optimal", three, seed=seed)
+    evader = {
+        name: evaluate_evader(name, three, runs=evader_runs, seed=seed).to_json()
+        for name in SOUND_GUESSERS
+    }
+    baseline4 = evaluate_fixed("random", four, seed=seed)
+    best4 = evaluate_fixed("optimal", four, seed=seed)
+    entropy4 = walk_tree(GUESSERS["entropy"](MatchSeed.from_text(seed)), four)
+    cold = GUESSERS["super-comparison"](MatchSeed.from_text(seed))
+    started = time.perf_counter()
+    cold.choose(three, [])
+    first_guess_ms = (time.perf_counter() - started) * 1000
+    return {
+        "baseline_random_3": baseline.to_json(),
+        "super_comparison_3": {
+            **sc.to_json(),
+            "time_ratio_to_random": round(sc.seconds / baseline.seconds, 3),
+            "mean_ratio_to_random": round(sc.mean / baseline.mean, 4),
+            "first_guess_cold_ms": round(first_guess_ms, 3),
+        },
+        "optimal_3": {
+            **optimal.to_json(),
+            "mean_ratio_to_random": round(optimal.mean / baseline.mean, 4),
+        },
+        "against_evader_3": evader,
+        "baseline_random_4": baseline4.to_json(),
+        "best_4": {
+            **best4.to_json(),
+            "mean_ratio_to_random": round(best4.mean / baseline4.mean, 4),
+        },
+        "entropy_4_tree_walk": entropy4.to_json(),
+    }

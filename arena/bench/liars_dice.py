@@ -1,0 +1,470 @@
+"""Liar's dice experiments: the seed's gauntlet (a bot against the 32 personalities), matches, and
+the speed benchmark.
+
+Two drivers play a game with the same `LiarsDiceBot` objects:
+
+* `play_direct` — a synchronous loop over the engine interface (to_act, observation, apply,
+  drain_events) that calls the bots' synchronous core. No envelopes, no asyncio, no deadlines.
+* `play_refereed` — the lead's async referee with in-process seats: every event and request is a
+  protocol message, every answer parsed and checked.
+
+Both feed a bot exactly the same payloads and observations, so a seed gives the same games
+either way (a test checks it). The gauntlet uses `play_direct` because the referee's per-decision
+cost is what dominates a 16,000-game run; `arena bench liars-dice` measures both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from arena.dealing import MatchSeed
+from arena.games.base import GameResult
+from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
+from bots.liars_dice import PERSONALITIES, LiarsDiceBot
+from bots.registry import make_bot
+
+Progress = Callable[[int], None]
+"""Called with the number of games just finished."""
+
+
+def make_ld_bot(strategy: str, config: Mapping[str, Any] | None = None) -> LiarsDiceBot:
+    bot = make_bot("liars_dice", strategy, config)
+    if not isinstance(bot, LiarsDiceBot):
+        raise TypeError(f"{strategy} is not a liar's dice strategy bot")
+    return bot
+
+
+def play_direct(
+    bots: Sequence[LiarsDiceBot],
+    seed: MatchSeed,
+    *,
+    game_index: int,
+    first: int,
+    rules: LiarsDiceRules | None = None,
+    match_id: str = "m",
+    players: Sequence[str] | None = None,
+) -> tuple[GameResult, int]:
+    """One game through the engine interface, synchronously; returns the result and decisions."""
+    rules = rules or LiarsDiceRules(players=len(bots))
+    game = LiarsDiceGame(rules, seed, game_index=game_index, first=first)
+    game_id = f"g{game_index}"
+    names = list(players) if players is not None else [bot.name for bot in bots]
+    for seat, bot in enumerate(bots):
+        bot.begin(match_id, game_id, seat, names)
+    decisions = 0
+    while True:
+        for event in game.drain_events():
+            for seat, bot in enumerate(bots):
+                if event.visible_to(seat):
+                    bot.handle(match_id, game_id, event.payload)
+        if game.is_over():
+            return game.result(), decisions
+        (seat,) = game.to_act()
+        text = bots[seat].choose(match_id, game_id, game.observation(seat))
+        game.apply(seat, game.parse_action(text))
+        decisions += 1
+
+
+async def play_refereed(
+    bots: Sequence[LiarsDiceBot],
+    seed: MatchSeed,
+    *,
+    game_index: int,
+    first: int,
+    rules: LiarsDiceRules | None = None,
+    match_id: str = "m",
+    players: Sequence[str] | None = None,
+    deadline_ms: int = 5000,
+) -> tuple[GameResult, int]:
+    """The same game through the referee with in-process seats."""
+    from arena.referee import play_game
+    from arena.transports.inprocess import InProcessSeat
+
+    rules = rules or LiarsDiceRules(players=len(bots))
+    names = list(players) if players is not None else [bot.name for bot in bots]
+    played = await play_game(
+        "liars_dice",
+        [InProcessSeat(bot) for bot in bots],
+        rules=rules.to_mapping(),
+        seed=seed,
+        deal={"game_index": game_index, "first": first},
+        players=names,
+        match_id=match_id,
+        game_id=f"g{game_index}",
+        deadline_ms=deadline_ms,
+    )
+    return played.result, played.decisions
+
+
+# -- the gauntlet (seed 002 §5.2) -------------------------------------------------------------
+
+
+@dataclass
+class Duel:
+    """A bot's record against one opponent: game by game, in order (for the trend charts)."""
+
+    opponent: str
+    outcomes: list[bool] = field(default_factory=list)
+    decisions: int = 0
+    give_ups: int = 0
+    """Decisions where random-guess's §4.2.3 flow ran out of tries (see `RandomGuess`)."""
+
+    @property
+    def wins(self) -> int:
+        return sum(self.outcomes)
+
+    @property
+    def games(self) -> int:
+        return len(self.outcomes)
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "opponent": self.opponent,
+            "wins": self.wins,
+            "games": self.games,
+            "win_rate": round(self.win_rate, 4),
+        }
+
+
+Driver = Literal["referee", "direct"]
+
+
+def play_duel(
+    bot: LiarsDiceBot,
+    opponent: LiarsDiceBot,
+    games: int,
+    seed: MatchSeed,
+    *,
+    match_id: str,
+    driver: Driver = "referee",
+    progress: Progress | None = None,
+) -> Duel:
+    """``games`` two-seat games, ``bot`` at seat 0, the first player alternating (seat 0 opens the
+    even games). Game k uses the dice stream of game index k, so every opponent faces the same
+    dice and two bots run with the same seed are compared on identical deals."""
+    duel = Duel(opponent.name)
+    pair = (bot, opponent)
+    names = [bot.name, opponent.name]
+
+    def record(result: GameResult, decisions: int) -> None:
+        duel.outcomes.append(0 in result.winners)
+        duel.decisions += decisions
+        if progress is not None:
+            progress(1)
+
+    if driver == "direct":
+        for k in range(games):
+            record(
+                *play_direct(
+                    pair, seed, game_index=k, first=k % 2, match_id=match_id, players=names
+                )
+            )
+        duel.give_ups = getattr(bot.strategy, "give_ups", 0)
+        return duel
+
+    async def refereed() -> None:
+        for k in range(games):
+            record(
+                *await play_refereed(
+                    pair, seed, game_index=k, first=k % 2, match_id=match_id, players=names
+                )
+            )
+
+    asyncio.run(refereed())
+    duel.give_ups = getattr(bot.strategy, "give_ups", 0)
+    return duel
+
+
+@dataclass
+class Gauntlet:
+    bot: str
+    games: int
+    seed: str
+    duels: list[Duel]
+    seconds: float
+    driver: Driver = "referee"
+
+    @property
+    def mean(self) -> float:
+        return sum(d.win_rate for d in self.duels) / len(self.duels) if self.duels else 0.0
+
+    @property
+    def games_per_second(self) -> float:
+        total = sum(d.games for d in self.duels)
+        return total / self.seconds if self.seconds > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bot": self.bot,
+            "games": self.games,
+            "seed": self.seed,
+            "driver": self.driver,
+            "results": [d.to_json() for d in self.duels],
+            "mean": round(self.mean, 4),
+            "min": round(min((d.win_rate for d in self.duels), default=0.0), 4),
+            "seconds": round(self.seconds, 3),
+            "games_per_second": round(self.games_per_second, 1),
+            "give_ups": sum(d.give_ups for d in self.duels),
+        }
+
+
+def run_gauntlet(
+    bot_name: str,
+    games: int,
+    seed_text: str,
+    *,
+    config: Mapping[str, Any] | None = None,
+    opponents: Sequence[str] | None = None,
+    driver: Driver = "referee",
+    progress: Progress | None = None,
+) -> Gauntlet:
+    """``bot_name`` against each personality for ``games`` games. A fresh bot meets each
+    opponent, so a learning bot starts from nothing every time, as in the seed."""
+    seed = MatchSeed.from_text(seed_text)
+    chosen = list(opponents) if opponents is not None else list(PERSONALITIES)
+    started = time.perf_counter()
+    duels = []
+    for opponent_name in chosen:
+        bot = make_ld_bot(bot_name, {"seed": seed_text, **dict(config or {})})
+        opponent = make_ld_bot(opponent_name, {"seed": seed_text})
+        duels.append(
+            play_duel(
+                bot,
+                opponent,
+                games,
+                seed,
+                match_id=f"gauntlet-{opponent_name}",
+                driver=driver,
+                progress=progress,
+            )
+        )
+    return Gauntlet(bot_name, games, seed_text, duels, time.perf_counter() - started, driver)
+
+
+# -- matches between two named bots -----------------------------------------------------------
+
+
+@dataclass
+class MatchReport:
+    a: str
+    b: str
+    games: int
+    wins_a: int
+    decisions: int
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        rate = self.wins_a / self.games if self.games else 0.0
+        return {
+            "a": self.a,
+            "b": self.b,
+            "games": self.games,
+            "wins_a": self.wins_a,
+            "wins_b": self.games - self.wins_a,
+            "win_rate_a": round(rate, 4),
+            "decisions": self.decisions,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+async def run_match(
+    a: str,
+    b: str,
+    games: int,
+    seed_text: str,
+    *,
+    config_a: Mapping[str, Any] | None = None,
+    config_b: Mapping[str, Any] | None = None,
+    rules: LiarsDiceRules | None = None,
+    progress: Progress | None = None,
+) -> MatchReport:
+    """``games`` games through the referee, in-process seats, the first player alternating.
+    Seat order alternates too, so neither bot always sits at seat 0."""
+    seed = MatchSeed.from_text(seed_text)
+    bot_a = make_ld_bot(a, {"seed": seed_text, **dict(config_a or {})})
+    bot_b = make_ld_bot(b, {"seed": seed_text, **dict(config_b or {})})
+    # Two copies of one strategy must still be told apart by name (streams, opponent tables).
+    if bot_a.name == bot_b.name:
+        bot_a.name, bot_b.name = f"{a}#a", f"{b}#b"
+    started = time.perf_counter()
+    wins_a = decisions = 0
+    for k in range(games):
+        order = (bot_a, bot_b) if k % 2 == 0 else (bot_b, bot_a)
+        result, used = await play_refereed(
+            order, seed, game_index=k, first=(k // 2) % 2, rules=rules, match_id="match"
+        )
+        seat_a = order.index(bot_a)
+        wins_a += seat_a in result.winners
+        decisions += used
+        if progress is not None:
+            progress(1)
+    return MatchReport(a, b, games, wins_a, decisions, time.perf_counter() - started)
+
+
+# -- the speed benchmark ----------------------------------------------------------------------
+
+
+@dataclass
+class BenchReport:
+    games: int
+    seed: str
+    bayes: Gauntlet
+    baseline: Gauntlet
+    referee_games: int
+    direct_seconds: float
+    referee_seconds: float
+    referee_decisions: int
+    direct_decisions: int
+
+    def to_json(self) -> dict[str, Any]:
+        direct_rate = self.referee_games / self.direct_seconds if self.direct_seconds else 0.0
+        referee_rate = self.referee_games / self.referee_seconds if self.referee_seconds else 0.0
+        return {
+            "games_per_opponent": self.games,
+            "seed": self.seed,
+            "bayes_seconds": round(self.bayes.seconds, 3),
+            "bayes_games_per_second": round(self.bayes.games_per_second, 1),
+            "random_guess_seconds": round(self.baseline.seconds, 3),
+            "random_guess_games_per_second": round(self.baseline.games_per_second, 1),
+            "bayes_vs_random_guess_time_ratio": round(
+                self.bayes.seconds / self.baseline.seconds, 3
+            ),
+            "driver_comparison": {
+                "games": self.referee_games,
+                "direct_games_per_second": round(direct_rate, 1),
+                "referee_games_per_second": round(referee_rate, 1),
+                "referee_vs_direct_time_ratio": round(self.referee_seconds / self.direct_seconds, 2)
+                if self.direct_seconds
+                else None,
+                "referee_us_per_decision": round(
+                    1e6 * self.referee_seconds / max(1, self.referee_decisions), 1
+                ),
+                "direct_us_per_decision": round(
+                    1e6 * self.direct_seconds / max(1, self.direct_decisions), 1
+                ),
+            },
+            "bayes_mean_win_rate": round(self.bayes.mean, 4),
+            "random_guess_mean_win_rate": round(self.baseline.mean, 4),
+        }
+
+
+def compare_drivers(games: int, seed_text: str) -> tuple[float, int, float, int]:
+    """bayes against type1 for ``games`` games by each driver: (direct s, decisions, referee s,
+    decisions). Fresh bots each time, so both drivers play the very same games."""
+    seed = MatchSeed.from_text(seed_text)
+
+    def pair() -> tuple[LiarsDiceBot, LiarsDiceBot]:
+        return make_ld_bot("bayes", {"seed": seed_text}), make_ld_bot("type1", {"seed": seed_text})
+
+    bots = pair()
+    started = time.perf_counter()
+    direct_decisions = 0
+    for k in range(games):
+        _, used = play_direct(bots, seed, game_index=k, first=k % 2, match_id="drivers")
+        direct_decisions += used
+    direct = time.perf_counter() - started
+
+    async def refereed() -> int:
+        bots = pair()
+        total = 0
+        for k in range(games):
+            _, used = await play_refereed(bots, seed, game_index=k, first=k % 2, match_id="drivers")
+            total += used
+        return total
+
+    started = time.perf_counter()
+    referee_decisions = asyncio.run(refereed())
+    return direct, direct_decisions, time.perf_counter() - started, referee_decisions
+
+
+def run_bench(
+    games: int, seed_text: str, *, driver_games: int = 500, progress: Progress | None = None
+) -> BenchReport:
+    bayes = run_gauntlet("bayes", games, seed_text, progress=progress)
+    baseline = run_gauntlet("random-guess", games, seed_text, progress=progress)
+    direct, direct_decisions, refereed, referee_decisions = compare_drivers(driver_games, seed_text)
+    return BenchReport(
+        games=games,
+        seed=seed_text,
+        bayes=bayes,
+        baseline=baseline,
+        referee_games=driver_games,
+        direct_seconds=direct,
+        referee_seconds=refereed,
+        referee_decisions=referee_decisions,
+        direct_decisions=direct_decisions,
+    )
+
+
+# -- the seed's win-trend charts (圖 5.3) -----------------------------------------------------
+
+
+def plot_trends(gauntlet: Gauntlet, directory: Path) -> list[Path]:
+    """Cumulative wins against games played, between the slope-1/2 and slope-1 guide lines: one
+    PNG per opponent and one grid of all 32."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+
+    def draw(ax: Any, duel: Duel, small: bool) -> None:
+        xs = range(1, duel.games + 1)
+        wins = 0
+        ys = []
+        for outcome in duel.outcomes:
+            wins += outcome
+            ys.append(wins)
+        ax.plot([0, duel.games], [0, duel.games], color="0.6", lw=0.8, ls="--", label="slope 1")
+        ax.plot(
+            [0, duel.games], [0, duel.games / 2], color="0.6", lw=0.8, ls=":", label="slope 1/2"
+        )
+        ax.plot(list(xs), ys, color="tab:blue", lw=1.2, label=f"{gauntlet.bot} wins")
+        ax.set_title(f"vs {duel.opponent}: {duel.win_rate:.1%}", fontsize=8 if small else 11)
+        ax.set_xlim(0, duel.games)
+        ax.set_ylim(0, duel.games)
+        if not small:
+            ax.set_xlabel("games played")
+            ax.set_ylabel("cumulative wins")
+            ax.legend(loc="upper left", fontsize=8)
+        else:
+            ax.tick_params(labelsize=6)
+
+    safe_bot = gauntlet.bot.replace("/", "_")
+    for duel in gauntlet.duels:
+        fig, ax = plt.subplots(figsize=(4.5, 4.0), dpi=100)
+        draw(ax, duel, small=False)
+        fig.tight_layout()
+        path = directory / f"{safe_bot}-vs-{duel.opponent}.png"
+        fig.savefig(path)
+        plt.close(fig)
+        written.append(path)
+    columns = 8
+    rows = (len(gauntlet.duels) + columns - 1) // columns
+    fig, axes = plt.subplots(rows, columns, figsize=(2.2 * columns, 2.2 * rows), dpi=100)
+    flat = list(axes.flat) if hasattr(axes, "flat") else [axes]
+    for ax, duel in zip(flat, gauntlet.duels, strict=False):
+        draw(ax, duel, small=True)
+    for ax in flat[len(gauntlet.duels) :]:
+        ax.set_visible(False)
+    fig.suptitle(
+        f"{gauntlet.bot}: {gauntlet.games} games per personality, mean {gauntlet.mean:.1%} "
+        f"(seed {gauntlet.seed})"
+    )
+    fig.tight_layout()
+    path = directory / f"{safe_bot}-gauntlet.png"
+    fig.savefig(path)
+    plt.close(fig)
+    written.append(path)
+    return written

@@ -1,0 +1,98 @@
+"""``arena bench mahjong-match``: a whole competition match through the referee, in-process.
+
+Four greedy bots play the match (384 hands by default), then four random bots play the same
+seed, in the same process, one after the other: the random run is the baseline (the engine and
+referee with almost free decisions), so the ratio shows what the greedy bots' deficiency search
+costs. Both wall-clock and process CPU time are reported, because the machine may be shared;
+the target (≤ 15 s for the greedy match on one core) is checked against CPU time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from arena.games.mahjong.rules import MahjongRules
+from arena.matches.mahjong import MATCH_HANDS, MatchResult, MatchSpec, play_match
+
+TARGET_SECONDS = 15.0
+"""The brief's bound for 384 greedy hands in-process on one core."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchTiming:
+    bots: str
+    hands: int
+    decisions: int
+    wall_seconds: float
+    cpu_seconds: float
+    wins: int
+    exhaustive: int
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.hands / self.cpu_seconds if self.cpu_seconds else 0.0
+
+    @property
+    def decisions_per_second(self) -> float:
+        return self.decisions / self.cpu_seconds if self.cpu_seconds else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bots": self.bots,
+            "hands": self.hands,
+            "decisions": self.decisions,
+            "wall_seconds": round(self.wall_seconds, 3),
+            "cpu_seconds": round(self.cpu_seconds, 3),
+            "hands_per_cpu_second": round(self.hands_per_second, 1),
+            "decisions_per_cpu_second": round(self.decisions_per_second, 0),
+            "wins": self.wins,
+            "exhaustive_draws": self.exhaustive,
+        }
+
+
+def _timed(spec: MatchSpec, on_hand: Callable[[int, int], None] | None) -> MatchTiming:
+    wall = time.perf_counter()
+    cpu = time.process_time()
+    result: MatchResult = asyncio.run(play_match(spec, on_hand=on_hand))
+    cpu = time.process_time() - cpu
+    wall = time.perf_counter() - wall
+    wins = sum(p.wins for p in result.programs)
+    return MatchTiming(
+        ",".join(spec.bots), result.hands, result.decisions, wall, cpu, wins, result.exhaustive
+    )
+
+
+def run_match_bench(
+    games: int = MATCH_HANDS,
+    seed: str = "bench",
+    rules: MahjongRules | None = None,
+    on_hand: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Time the greedy match, then the random baseline on the same seed; return the report."""
+    rules = rules or MahjongRules()
+    greedy = _timed(MatchSpec(("greedy",) * 4, seed, games, rules), on_hand)
+    random = _timed(MatchSpec(("random",) * 4, seed, games, rules), on_hand)
+    scaled = greedy.cpu_seconds * MATCH_HANDS / games
+    return {
+        "benchmark": "mahjong-match",
+        "games": games,
+        "seed": seed,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "greedy": greedy.to_json(),
+        "random": random.to_json(),
+        "greedy_cost_ratio": round(
+            greedy.cpu_seconds / random.cpu_seconds if random.cpu_seconds else 0.0, 2
+        ),
+        "target": {
+            "what": f"{MATCH_HANDS} greedy hands in-process, CPU seconds",
+            "bound": TARGET_SECONDS,
+            "measured": round(scaled, 3),
+            "met": scaled <= TARGET_SECONDS,
+        },
+    }

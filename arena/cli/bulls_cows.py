@@ -1,0 +1,213 @@
+"""``arena bulls-cows eval``, ``arena match bulls-cows`` and ``arena bench bulls-cows``."""
+
+from __future__ import annotations
+
+import asyncio
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from arena.cli.common import console, fail, print_json
+from arena.games.errors import RulesetError
+
+bc_app = typer.Typer(help="1A2B (Bulls and Cows): evaluate guessers.", no_args_is_help=True)
+
+GUESSER_NAMES = "random, frequency, super-comparison, entropy, optimal"
+
+
+def _check_space(digits: int, alphabet: str) -> None:
+    from arena.games.bulls_cows import code_space
+
+    try:
+        code_space(digits, alphabet)
+    except RulesetError as exc:
+        fail(str(exc))
+
+
+def _histogram_line(histogram: Mapping[int, int]) -> str:
+    return "  ".join(f"{k}:{v}" for k, v in histogram.items())
+
+
+@bc_app.command("eval")
+def eval_cmd(
+    guesser: str = typer.Option(..., "--guesser", help=f"one of {GUESSER_NAMES}"),
+    answerer: str = typer.Option("fixed", help="fixed (every secret once) or evader"),
+    digits: int = typer.Option(3, help="symbols per code"),
+    alphabet: str = typer.Option("123456789", help="the symbols codes are made of"),
+    runs: int = typer.Option(100, help="games against the evader (its ties vary per run)"),
+    seed: str = typer.Option("0", help="seed text of the guesser's and evader's streams"),
+    json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Play every secret once against a fixed answerer (or RUNS games against the evader) and
+    print mean/max guesses, the histogram and the time.
+
+    This drives the engine and the bot's synchronous core directly, without the async referee,
+    so the time measured is the strategy's, not the messaging's.
+    """
+    from arena.bench.bulls_cows import evaluate
+    from bots.bulls_cows import GUESSERS
+
+    if guesser not in GUESSERS:
+        fail(f"unknown guesser {guesser!r}; known: {GUESSER_NAMES}")
+    if answerer not in ("fixed", "evader"):
+        fail(f"unknown answerer {answerer!r}; known: fixed, evader")
+    if runs < 1:
+        fail("--runs must be at least 1")
+    _check_space(digits, alphabet)
+    report = evaluate(
+        guesser, answerer=answerer, digits=digits, alphabet=alphabet, runs=runs, seed=seed
+    )
+    if json_output:
+        print_json(report.to_json())
+        return
+    what = f"{report.games} secrets" if answerer == "fixed" else f"{report.games} games vs evader"
+    typer.echo(f"{guesser} on {digits} of {alphabet}, {what}")
+    typer.echo(f"  mean guesses  {report.mean:.4f}")
+    typer.echo(f"  max guesses   {report.maximum}")
+    typer.echo(f"  histogram     {_histogram_line(report.histogram)}")
+    if report.unsolved:
+        typer.echo(f"  unsolved      {report.unsolved}")
+    typer.echo(
+        f"  time          {report.seconds:.3f} s (decision p50 {report.latency_ms(50):.3f} ms, "
+        f"p99 {report.latency_ms(99):.3f} ms)"
+    )
+
+
+def load_bot_spec(text: str) -> tuple[str, dict[str, Any], str]:
+    """(strategy, config, display name) from a strategy name, or from a TOML file holding
+    ``strategy`` and the bot's config keys (named after the file)."""
+    path = Path(text)
+    if path.suffix != ".toml":
+        return text, {}, text
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        fail(f"cannot read bot config {path}: {exc}")
+    strategy = data.pop("strategy", None)
+    if not isinstance(strategy, str):
+        fail(f'{path}: needs strategy = "<one of {GUESSER_NAMES}>"')
+    return strategy, data, path.stem
+
+
+def match_cmd(
+    a: str = typer.Option(..., "--a", help="bot A: a strategy name or a TOML config file"),
+    b: str = typer.Option(..., "--b", help="bot B: a strategy name or a TOML config file"),
+    games: int = typer.Option(20, help="games; A starts the even ones, B the odd ones"),
+    seed: str = typer.Option("0", help="match seed text (or 64 hex digits)"),
+    digits: int = typer.Option(3, help="symbols per code"),
+    alphabet: str = typer.Option("123456789", help="the symbols codes are made of"),
+    max_guesses: int = typer.Option(20, help="guesses allowed per seat"),
+    deadline_ms: int = typer.Option(5000, help="time allowed per decision"),
+    record: Path | None = typer.Option(None, help="write JSONL game records into this directory"),
+    json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """A 1A2B duel series through the referee (in-process seats), alternating who starts."""
+    from arena.bench.bulls_cows import play_series
+    from bots.bulls_cows import GUESSERS, BotConfigError
+
+    a_strategy, a_config, a_name = load_bot_spec(a)
+    b_strategy, b_config, b_name = load_bot_spec(b)
+    for strategy in (a_strategy, b_strategy):
+        if strategy not in GUESSERS:
+            fail(f"unknown 1A2B bot {strategy!r}; known: {GUESSER_NAMES}")
+    if games < 1:
+        fail("--games must be at least 1")
+    if max_guesses < 1:
+        fail("--max-guesses must be at least 1")
+    _check_space(digits, alphabet)
+    try:
+        report = asyncio.run(
+            play_series(
+                a_strategy,
+                b_strategy,
+                games,
+                seed,
+                a_config=a_config,
+                b_config=b_config,
+                names=(a_name, b_name),
+                digits=digits,
+                alphabet=alphabet,
+                max_guesses=max_guesses,
+                record_dir=record,
+                deadline_ms=deadline_ms,
+            )
+        )
+    except BotConfigError as exc:
+        fail(str(exc))
+    if json_output:
+        print_json(report.to_json())
+        return
+    low, high = report.ci95
+    first, second = report.names
+    typer.echo(f"1A2B duel, {games} games, {digits} of {alphabet}, seed {seed!r}")
+    typer.echo(f"  {first:<20} wins {report.wins[0]}")
+    typer.echo(f"  {second:<20} wins {report.wins[1]}")
+    typer.echo(f"  draws                     {report.draws}")
+    reasons = ", ".join(f"{k} {v}" for k, v in sorted(report.reasons.items()))
+    typer.echo(f"  endings                   {reasons}")
+    typer.echo(
+        f"  score difference A-B      {report.mean_diff:+.3f} per game, "
+        f"95% CI [{low:+.3f}, {high:+.3f}]"
+    )
+    if any(report.penalties):
+        typer.echo(f"  penalties                 {report.penalties[0]} / {report.penalties[1]}")
+    typer.echo(f"  time                      {report.seconds:.2f} s")
+    if record is not None:
+        console.print(f"records written under {record}")
+
+
+def bench_cmd(
+    seed: str = typer.Option("0", help="seed text of the random guesser and the evader"),
+    runs: int = typer.Option(100, help="games of each guesser against the evader"),
+    json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """1A2B figures side by side: super comparison and optimal over all 504 secrets, every
+    sound guesser against the evader, the best 4-digit guesser, decision latency, with the
+    random guesser measured in the same run as the baseline."""
+    from arena.bench.bulls_cows import run_bench
+
+    figures = run_bench(seed=seed, evader_runs=runs)
+    if json_output:
+        print_json(figures)
+        return
+    base3, sc, opt = (
+        figures["baseline_random_3"],
+        figures["super_comparison_3"],
+        figures["optimal_3"],
+    )
+    base4, best4, ent4 = (
+        figures["baseline_random_4"],
+        figures["best_4"],
+        figures["entropy_4_tree_walk"],
+    )
+
+    def row(label: str, data: Mapping[str, Any]) -> str:
+        return (
+            f"  {label:<34} mean {data['mean_guesses']:.4f}  max {data['max_guesses']}  "
+            f"{data['seconds']:.3f} s"
+        )
+
+    typer.echo("1A2B, 3 of 123456789 (504 secrets, every secret once, engine-driven)")
+    typer.echo(row("random (baseline)", base3))
+    typer.echo(row("super-comparison", sc) + f"  ({sc['time_ratio_to_random']}x random's time)")
+    typer.echo(row("optimal (shipped tree)", opt))
+    typer.echo(
+        f"  super-comparison decision latency   p50 {sc['decision_ms_p50']:.3f} ms  "
+        f"p99 {sc['decision_ms_p99']:.3f} ms  (cold first guess {sc['first_guess_cold_ms']:.1f} ms)"
+    )
+    typer.echo(f"against the evader (保護範圍法), {runs} games each")
+    for name, data in figures["against_evader_3"].items():
+        typer.echo(row(name, data))
+    typer.echo("1A2B, 4 of 0123456789 (5040 secrets)")
+    typer.echo(row("random (baseline)", base4))
+    typer.echo(row("optimal (shipped best-found tree)", best4))
+    typer.echo(row("entropy (tree walk)", ent4))
+
+
+def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
+    app.add_typer(bc_app, name="bulls-cows")
+    match_app.command("bulls-cows")(match_cmd)
+    bench_app.command("bulls-cows")(bench_cmd)

@@ -1,0 +1,228 @@
+"""``arena match mahjong`` (the 384-hand competition match) and ``arena bench mahjong-match``."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from arena.bench.mahjong_match import TARGET_SECONDS, run_match_bench
+from arena.cli.common import fail, print_json
+from arena.dealing import MatchSeed
+from arena.errors import ArenaError
+from arena.games.mahjong.rules import MahjongRules, load_ruleset
+from arena.matches.mahjong import (
+    HANDS_PER_ROUND,
+    LAYOUTS,
+    MATCH_HANDS,
+    MatchResult,
+    MatchSpec,
+    SeriesResult,
+    build_bots,
+    play_match,
+    series_seed,
+)
+from arena.records import JsonlRecorder
+from arena.referee import DEFAULT_DEADLINE_MS
+from bots.registry import UnknownBotError
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def _progress(total: int) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    )
+
+
+def _record_path(directory: Path, seed: str) -> Path:
+    name = _SAFE.sub("_", seed)[:48] or "seed"
+    return directory / f"mahjong-{name}.jsonl"
+
+
+def _show(result: MatchResult, title: str) -> None:
+    table = Table(title=title)
+    columns = ("bot", "hands", "points", "他家放槍", "自摸", "胡牌率", "放槍", "Tai/win", "pen.")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for p in result.programs:
+        table.add_row(
+            p.bot if p.copies == 1 else f"{p.bot} ×{p.copies}",
+            str(p.hands),
+            f"{p.points:+,}",
+            str(p.discard_wins),
+            str(p.self_draws),
+            f"{p.win_rate:.1%}",
+            str(p.deal_ins),
+            f"{p.average_tai:.2f}",
+            str(p.penalties),
+        )
+    out.print(table)
+    out.print(
+        "他家放槍 wins on a discard, 自摸 self-draws, 胡牌率 win rate, 放槍 deal-ins, "
+        f"pen. penalties; exhaustive draws: {result.exhaustive}, decisions: {result.decisions}"
+    )
+    for p in result.programs:
+        ci = p.points_interval()
+        out.print(f"{p.bot}: points 95% CI [{ci.low:+,.0f}, {ci.high:+,.0f}] over {ci.n} rounds")
+    diff = result.difference_interval()
+    if diff is not None:
+        out.print(
+            f"points difference A−B: {diff.estimate:+,.0f}, 95% CI "
+            f"[{diff.low:+,.0f}, {diff.high:+,.0f}] over {diff.n} rounds"
+        )
+
+
+def match_mahjong(
+    bots: str = typer.Option(
+        ..., "--bots", help="strategies, comma-separated: four (rotate) or two (--layout ab)"
+    ),
+    games: int = typer.Option(MATCH_HANDS, "--games", help="hands per match (384 in the seed)"),
+    seed: str | None = typer.Option(
+        None, "--seed", help="match seed: 64 hex digits or any text; default: fresh and printed"
+    ),
+    ruleset: str = typer.Option(
+        "competition", "--ruleset", help="a name in configs/rulesets/ or a .toml path"
+    ),
+    layout: str = typer.Option(
+        "rotate", "--layout", help="rotate: four programs; ab: two programs, two copies each"
+    ),
+    matches: int = typer.Option(1, "--matches", help="matches in the series (seeds SEED/0, …)"),
+    json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
+    record: Path | None = typer.Option(
+        None, "--record", help="write each match as one JSONL record in this directory"
+    ),
+    deadline_ms: int = typer.Option(DEFAULT_DEADLINE_MS, help="time allowed per decision"),
+) -> None:
+    """Play the competition mahjong match (seed 003 §4.1) between bots, in-process."""
+    names = tuple(name.strip() for name in bots.split(",") if name.strip())
+    if layout not in LAYOUTS:
+        fail(f"--layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+    if matches < 1:
+        fail(f"--matches must be at least 1, got {matches}")
+    try:
+        rules: MahjongRules = load_ruleset(ruleset)
+        base_seed = seed if seed is not None else MatchSeed.generate().hex()
+        specs = [
+            MatchSpec(names, series_seed(base_seed, k, matches), games, rules, layout, deadline_ms)
+            for k in range(matches)
+        ]
+        build_bots(specs[0])
+    except (ArenaError, UnknownBotError, ValueError) as exc:
+        fail(str(exc))
+    if seed is None:
+        err.print(f"seed: {base_seed}")
+    if games % HANDS_PER_ROUND:
+        err.print(
+            f"[yellow]note:[/] {games} hands is not a multiple of {HANDS_PER_ROUND}: the last "
+            "round is partial, so not every player receives every starting hand"
+        )
+    results: list[MatchResult] = []
+    with _progress(games * matches) as progress:
+        task = progress.add_task("mahjong", total=games * matches)
+        for k, spec in enumerate(specs):
+            recorder = None
+            if record is not None:
+                path = _record_path(record, spec.seed)
+                path.unlink(missing_ok=True)
+                recorder = JsonlRecorder(path)
+
+            def advance(done: int, _total: int, base: int = k * games) -> None:
+                progress.update(task, completed=base + done)
+
+            try:
+                results.append(asyncio.run(play_match(spec, recorder=recorder, on_hand=advance)))
+            finally:
+                if recorder is not None:
+                    recorder.close()
+    if json_output:
+        if matches == 1:
+            print_json(results[0].to_json())
+        else:
+            data = SeriesResult(base_seed, results).to_json()
+            data["per_match"] = [r.to_json() for r in results]
+            print_json(data)
+        return
+    for result in results:
+        _show(result, f"mahjong match, seed {result.spec.seed!r}, {result.hands} hands")
+    if matches > 1:
+        series = SeriesResult(base_seed, results).to_json()
+        for p in series["players"]:
+            ci = p["match_win_rate_ci95"]
+            out.print(
+                f"{p['bot']}: matches won {p['matches_won']:g}/{matches} "
+                f"(95% CI {ci['low']:.0%}–{ci['high']:.0%}), points {p['points']:+,}"
+            )
+        if "points_difference_per_match_ci95" in series:
+            d = series["points_difference_per_match_ci95"]
+            out.print(
+                f"points difference per match A−B: {d['estimate']:+,.0f}, "
+                f"95% CI [{d['low']:+,.0f}, {d['high']:+,.0f}]"
+            )
+    if record is not None:
+        out.print(f"records in {record}/ (arena replay FILE --game r0h0)")
+
+
+def bench_mahjong_match(
+    games: int = typer.Option(MATCH_HANDS, "--games", help="hands per match"),
+    seed: str = typer.Option("bench", "--seed", help="match seed text"),
+    ruleset: str = typer.Option("competition", "--ruleset", help="ruleset name or .toml path"),
+    json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Time a greedy match in-process, with the random bots on the same seed as the baseline."""
+    try:
+        rules = load_ruleset(ruleset)
+    except ArenaError as exc:
+        fail(str(exc))
+    with _progress(2 * games) as progress:
+        task = progress.add_task("greedy, then random", total=2 * games)
+        state = {"offset": 0}
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=state["offset"] + done)
+            if done == total:
+                state["offset"] += total
+
+        report = run_match_bench(games, seed, rules, on_hand=advance)
+    if json_output:
+        print_json(report)
+        return
+    table = Table(title=f"mahjong match benchmark: {games} hands, seed {seed!r}")
+    for column in ("bots", "hands", "decisions", "wall s", "CPU s", "hands/s", "decisions/s"):
+        table.add_column(column, justify="left" if column == "bots" else "right")
+    for key in ("greedy", "random"):
+        row = report[key]
+        table.add_row(
+            row["bots"],
+            str(row["hands"]),
+            str(row["decisions"]),
+            f"{row['wall_seconds']:.2f}",
+            f"{row['cpu_seconds']:.2f}",
+            f"{row['hands_per_cpu_second']:.1f}",
+            f"{row['decisions_per_cpu_second']:.0f}",
+        )
+    out.print(table)
+    target = report["target"]
+    mark = "[green]met[/]" if target["met"] else "[bold red]missed[/]"
+    out.print(
+        f"greedy/random CPU ratio {report['greedy_cost_ratio']}; {MATCH_HANDS} greedy hands "
+        f"≈ {target['measured']:.2f} CPU s (target ≤ {TARGET_SECONDS:g} s): {mark}"
+    )
+
+
+def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
+    match_app.command("mahjong")(match_mahjong)
+    bench_app.command("mahjong-match")(bench_mahjong_match)

@@ -1,0 +1,106 @@
+"""``arena serve``, ``arena tokens add``, ``arena lobby`` and ``arena bench network``."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import typer
+
+from arena.cli.common import fail, print_json
+from arena.errors import ArenaError
+
+tokens_app = typer.Typer(
+    help="Bot and admin tokens for `arena serve --tokens`.", no_args_is_help=True
+)
+
+DEFAULT_TOKENS = Path("tokens.toml")
+
+
+def serve(
+    host: str = typer.Option("127.0.0.1", help="address to listen on"),
+    port: int = typer.Option(8765, help="websocket port (0: any free port)"),
+    mqtt: str | None = typer.Option(
+        None,
+        help="mqtt://HOST:PORT of a broker to serve bots through (an embedded broker is started "
+        "there if none answers), or 'embedded' for one on 127.0.0.1:1883",
+    ),
+    tokens: Path | None = typer.Option(
+        None, help="tokens file (without it: any bot, loopback only)", exists=True
+    ),
+    grace: float = typer.Option(
+        300.0, help="seconds a shutdown waits for running tables (0: none, <0: for ever)"
+    ),
+    log_level: str = typer.Option("info", help="console log level"),
+    log_json: Path | None = typer.Option(None, help="also write JSON logs (all levels) here"),
+) -> None:
+    """Host tables for every game: bots connect and wait; `arena match … --server` seats them."""
+    from arena.logs import configure_logging
+    from arena.server.app import ArenaServer, ServerConfig
+
+    configure_logging(log_level, log_json)
+    config = ServerConfig(
+        host=host,
+        port=port,
+        mqtt=mqtt,
+        tokens=tokens,
+        grace_s=None if grace < 0 else grace,
+    )
+    try:
+        server = ArenaServer(config)
+        asyncio.run(server.run_until_signalled())
+    except ArenaError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc}")
+
+
+@tokens_app.command("add")
+def tokens_add(
+    name: str = typer.Argument(..., help="bot (or admin) name"),
+    file: Path = typer.Option(DEFAULT_TOKENS, "--file", help="tokens file to update"),
+    admin: bool = typer.Option(False, "--admin", help="a token to open tables, not to play"),
+) -> None:
+    """Create a token: printed once on stdout, stored only as its SHA-256."""
+    from arena.server.auth import add_token
+
+    try:
+        token = add_token(file, name, admin=admin)
+    except ArenaError as exc:
+        fail(str(exc))
+    typer.echo(token)
+    kind = "admin" if admin else "bot"
+    typer.echo(f"stored the {kind} token of {name} in {file} (shown only now)", err=True)
+
+
+def lobby(
+    server: str = typer.Option("ws://127.0.0.1:8765", help="server URL"),
+    json_output: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Show the bots connected to a server and its open tables (admin: ARENA_ADMIN_TOKEN)."""
+    from arena.server.remote import server_status
+
+    try:
+        report = asyncio.run(server_status(server))
+    except ArenaError as exc:
+        fail(str(exc))
+    if json_output:
+        print_json(report.model_dump(mode="json"))
+        return
+    typer.echo(
+        f"{len(report.bots)} bots, {len(report.tables)} tables"
+        + (" (draining)" if report.draining else "")
+    )
+    for bot in report.bots:
+        where = f" at {bot.table}" if bot.table else ""
+        typer.echo(
+            f"  {bot.name:<20} {bot.state:<7} {bot.transport:<9} {','.join(bot.games)}{where}"
+        )
+    for table in report.tables:
+        typer.echo(f"  table {table.table} {table.game}: {', '.join(table.bots)} {table.label}")
+
+
+def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
+    app.command("serve")(serve)
+    app.command("lobby")(lobby)
+    app.add_typer(tokens_app, name="tokens")

@@ -1,0 +1,390 @@
+"""The dealer audit: deal many times, tally, and test the tallies against exact probabilities.
+
+Each audit deals through the code the games run (`bridge.deal_bridge`'s shuffle via the batch
+dealer that reproduces it exactly, `deals.shuffled_wall`, `deals.roll_dice`) and returns a
+report: chi-square tests (`stats`) and tallies side by side with their exact probabilities
+(`exact`). The tally classes take deals from anywhere, so a test can feed them a planted biased
+shuffle and watch the audit catch it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from scipy.stats import norm
+
+from arena.dealing import exact, stats
+from arena.dealing.batch import DEFAULT_CHUNK, Orders, iter_orders
+from arena.dealing.bridge import DECK, HCP_BY_CARD, SEATS, SUIT_SIZE, bridge_label
+from arena.dealing.deals import roll_dice, shuffled_wall
+from arena.dealing.seed_table import SEED_TOTAL, omitted_patterns, rows_total, seed_counts
+from arena.dealing.streams import BlockHasher, DealingError, MatchSeed, RandomStream, label
+from arena.games.mahjong.analysis import deficiency_batch
+from arena.games.mahjong.rules import DEALT, HAND_SIZE
+from arena.games.mahjong.rules import SEATS as MAHJONG_PLAYERS
+from arena.games.mahjong.tiles import COPIES, NUM_KINDS
+from arena.games.mahjong.wall import WALL_TILES
+
+IntArray = npt.NDArray[np.int64]
+Shuffle = Callable[[RandomStream, Sequence[int]], list[int]]
+DiceRoll = Callable[[RandomStream, int, int], list[int]]
+
+MAHJONG_KINDS = NUM_KINDS
+MAHJONG_TILES: tuple[int, ...] = WALL_TILES
+
+_SEATS = len(SEATS)
+_SUIT_OF_CARD = np.arange(DECK) // SUIT_SIZE
+_HCP = np.array(HCP_BY_CARD, dtype=np.int64)
+_POSITIONS = np.arange(DECK)
+
+
+def _pattern_lookup() -> IntArray:
+    """Pattern index by ``a·196 + b·14 + c`` of the three longest suit lengths (a ≥ b ≥ c)."""
+    table = np.full(14**3, -1, dtype=np.int64)
+    for i, key in enumerate(exact.patterns()):
+        table[key[0] * 196 + key[1] * 14 + key[2]] = i
+    return table
+
+
+_PATTERN_LOOKUP = _pattern_lookup()
+
+
+@dataclass
+class Report:
+    """What an audit found: its tests and its tallies (``tallies`` values are JSON-ready)."""
+
+    kind: str
+    deals: int
+    seed: str
+    tests: list[stats.ChiSquare]
+    tallies: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def min_p_value(self) -> float:
+        return min(t.p_value for t in self.tests)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "audit": self.kind,
+            "deals": self.deals,
+            "seed": self.seed,
+            "tests": [t.to_json() for t in self.tests],
+            **self.tallies,
+            "notes": self.notes,
+        }
+
+
+# --------------------------------------------------------------------------------------- bridge
+
+
+@dataclass
+class BridgeTally:
+    """Running tallies of bridge deals given as shuffled decks (position → card)."""
+
+    deals: int = 0
+    patterns: IntArray = field(default_factory=lambda: np.zeros(39, dtype=np.int64))
+    hcp_hand: IntArray = field(
+        default_factory=lambda: np.zeros(exact.MAX_HCP_HAND + 1, dtype=np.int64)
+    )
+    hcp_partnership: IntArray = field(
+        default_factory=lambda: np.zeros(exact.TOTAL_HCP + 1, dtype=np.int64)
+    )
+    card_seat: IntArray = field(default_factory=lambda: np.zeros((DECK, _SEATS), dtype=np.int64))
+    card_position: IntArray = field(default_factory=lambda: np.zeros((DECK, DECK), dtype=np.int64))
+
+    def add(self, orders: Orders | Sequence[Sequence[int]]) -> None:
+        decks = np.asarray(orders, dtype=np.int64)
+        if decks.ndim != 2 or decks.shape[1] != DECK:
+            raise DealingError(f"expected decks of {DECK} cards, got shape {decks.shape}")
+        count = decks.shape[0]
+        # Position p goes to seat p % 4, so a (count, 13, 4) view holds the hands by seat.
+        hands = decks.reshape(count, SUIT_SIZE, _SEATS)
+        hand_id = np.arange(count * _SEATS).reshape(count, 1, _SEATS)
+        lengths = np.bincount(
+            (hand_id * 4 + _SUIT_OF_CARD[hands]).ravel(), minlength=count * _SEATS * 4
+        ).reshape(count * _SEATS, 4)
+        lengths = -np.sort(-lengths, axis=1)
+        ids = _PATTERN_LOOKUP[lengths[:, 0] * 196 + lengths[:, 1] * 14 + lengths[:, 2]]
+        self.patterns += np.bincount(ids, minlength=len(self.patterns))
+        points = _HCP[hands].sum(axis=1)
+        self.hcp_hand += np.bincount(points.ravel(), minlength=len(self.hcp_hand))
+        self.hcp_partnership += np.bincount(
+            points[:, 0] + points[:, 2], minlength=len(self.hcp_partnership)
+        )
+        self.card_position += np.bincount(
+            (decks * DECK + _POSITIONS).ravel(), minlength=DECK * DECK
+        ).reshape(DECK, DECK)
+        self.card_seat += self.card_position_delta_to_seats(decks)
+        self.deals += count
+
+    @staticmethod
+    def card_position_delta_to_seats(decks: IntArray) -> IntArray:
+        seat = _POSITIONS % _SEATS
+        return np.bincount((decks * _SEATS + seat).ravel(), minlength=DECK * _SEATS).reshape(
+            DECK, _SEATS
+        )
+
+
+def bridge_report(tally: BridgeTally, seed: str) -> Report:
+    pattern_p = [float(p) for p in exact.pattern_probabilities()]
+    hand_p = [float(p) for p in exact.hcp_distribution(SUIT_SIZE)]
+    pair_p = [float(p) for p in exact.hcp_distribution(2 * SUIT_SIZE)]
+    tests = [
+        stats.pooled_test(
+            "hand patterns (all four hands)",
+            tally.patterns.tolist(),
+            pattern_p,
+            exact.pattern_pair_joint(),
+            _SEATS,
+            ordered=False,
+        ),
+        stats.pooled_test(
+            "HCP of one hand (all four hands)",
+            tally.hcp_hand.tolist(),
+            hand_p,
+            exact.hcp_pair_joint(),
+            _SEATS,
+            ordered=True,
+        ),
+        stats.independent_test(
+            "HCP of the N+S partnership", tally.hcp_partnership.tolist(), pair_p, ordered=True
+        ),
+        stats.permutation_table_test(
+            "card × seat", tally.card_seat, [1] * DECK, [SUIT_SIZE] * _SEATS
+        ),
+        stats.permutation_table_test(
+            "card × deck position", tally.card_position, [1] * DECK, [1] * DECK
+        ),
+    ]
+    seed_rows = seed_counts()
+    hands = tally.deals * _SEATS
+    pattern_rows = []
+    for key, count, p in zip(exact.patterns(), tally.patterns.tolist(), pattern_p, strict=True):
+        name = exact.pattern_text(key)
+        pattern_rows.append(
+            {
+                "pattern": name,
+                "observed": count,
+                "expected": hands * p,
+                "expected_probability": p,
+                "seed_count": seed_rows.get(name),
+            }
+        )
+    missing = omitted_patterns()
+    gap = SEED_TOTAL - rows_total()
+    seed_fit = _seed_table_fit()
+    notes = [
+        f"the seed's table (its published figures, transcribed in arena/dealing/seed_table.py) "
+        f"has {len(seed_rows)} rows; it omits {', '.join(missing)}. Its rows add up to "
+        f"{rows_total():,}, {gap:,} short of its stated total {SEED_TOTAL:,} "
+        f"({gap / SEED_TOTAL:.4%}; the exact share of {', '.join(missing)} is "
+        f"{sum(r['expected_probability'] for r in pattern_rows if r['pattern'] in missing):.4%}). "
+        f"Taking the gap as the missing row, the seed's figures fit the exact probabilities: "
+        f"χ² {seed_fit.chi2:.1f}, dof {seed_fit.dof:.1f}, p {seed_fit.p_value:.3g}."
+    ]
+    return Report(
+        "bridge",
+        tally.deals,
+        seed,
+        tests,
+        {
+            "patterns": pattern_rows,
+            "hcp_hand": _rows("hcp", tally.hcp_hand.tolist(), hand_p),
+            "hcp_partnership": _rows("hcp", tally.hcp_partnership.tolist(), pair_p),
+            "seed_table": {
+                "rows": len(seed_rows),
+                "omitted": missing,
+                "rows_total": rows_total(),
+                "stated_total": SEED_TOTAL,
+                "fit_with_gap_as_omitted_row": seed_fit.to_json(),
+            },
+        },
+        notes,
+    )
+
+
+def _seed_table_fit() -> stats.ChiSquare:
+    """The seed's pattern counts, its gap filled in as the omitted row, against the exact law."""
+    counts = seed_counts()
+    gap = SEED_TOTAL - rows_total()
+    # One row is missing (`omitted_patterns`), so the whole gap belongs to it.
+    observed = [counts.get(exact.pattern_text(key), gap) for key in exact.patterns()]
+    return stats.pooled_test(
+        "the seed's table (its figures), gap as the omitted row",
+        observed,
+        [float(p) for p in exact.pattern_probabilities()],
+        exact.pattern_pair_joint(),
+        _SEATS,
+        ordered=False,
+    )
+
+
+def audit_bridge(
+    seed: MatchSeed,
+    deals: int,
+    chunk: int = DEFAULT_CHUNK,
+    shuffle: Shuffle | None = None,
+) -> Report:
+    """Deals ``0 … deals-1`` of stream ``bridge/<k>``, tallied and tested.
+
+    The games' shuffle runs through the batch dealer (identical deals, much faster); any other
+    ``shuffle`` (a planted biased one) runs one deal at a time on the same streams.
+    """
+    tally = BridgeTally()
+    if shuffle is None:
+        for orders in iter_orders(seed, deals, chunk=chunk):
+            tally.add(orders)
+    else:
+        hasher = BlockHasher(seed)
+        for first in range(0, deals, chunk):
+            tally.add(
+                [
+                    shuffle(RandomStream(seed, bridge_label(k), hasher), range(DECK))
+                    for k in range(first, min(deals, first + chunk))
+                ]
+            )
+    return bridge_report(tally, seed.hex())
+
+
+def _rows(
+    key: str, observed: Sequence[int], probabilities: Sequence[float]
+) -> list[dict[str, Any]]:
+    total = sum(observed)
+    return [
+        {key: i, "observed": n, "expected": total * p, "expected_probability": p}
+        for i, (n, p) in enumerate(zip(observed, probabilities, strict=True))
+    ]
+
+
+# -------------------------------------------------------------------------------------- mahjong
+
+BatchDeficiency = Callable[[IntArray], npt.NDArray[np.integer[Any]]]
+"""Deficiency numbers of the rows of an (n, 34) array of tile counts."""
+
+
+def audit_mahjong(
+    seed: MatchSeed,
+    deals: int,
+    shuffle: Shuffle = shuffled_wall,
+    deficiency: BatchDeficiency = deficiency_batch,
+) -> Report:
+    """The walls of rounds ``0 … deals-1`` (the engine's ``round_wall``): position × kind, and
+    the starting hands.
+
+    Starting hands are dealt as the engine deals them (`arena.games.mahjong.wall`): position
+    ``k`` takes ``wall[16k : 16k + 16]`` and the dealer's first draw is ``wall[64]``, so the
+    dealer holds 17 tiles and the others 16 when play starts.
+    """
+    hasher = BlockHasher(seed)
+    walls = np.empty((deals, len(MAHJONG_TILES)), dtype=np.int64)
+    for k in range(deals):
+        stream = RandomStream(seed, label("mahjong", "round", k, "wall"), hasher)
+        walls[k] = shuffle(stream, MAHJONG_TILES)
+    size = len(MAHJONG_TILES)
+    table = np.bincount(
+        (np.arange(size) * MAHJONG_KINDS + walls).ravel(), minlength=size * MAHJONG_KINDS
+    ).reshape(size, MAHJONG_KINDS)
+    tests = [
+        stats.permutation_table_test(
+            "wall position × tile kind", table, [1] * size, [COPIES] * MAHJONG_KINDS
+        )
+    ]
+    expected = deals / MAHJONG_KINDS
+    # A cell's count has variance E·(1 − 1/34)·M/(M − 1) under a uniform wall (see `stats`).
+    sd = np.sqrt(expected * (1 - 1 / MAHJONG_KINDS) * size / (size - 1))
+    z = (table - expected) / sd
+    worst = np.unravel_index(int(np.abs(z).argmax()), z.shape)
+    tallies: dict[str, Any] = {
+        "worst_cell": {
+            "position": int(worst[0]),
+            "kind": int(worst[1]),
+            "observed": int(table[worst]),
+            "expected": expected,
+            "z": float(z[worst]),
+            # Bonferroni over every cell: how surprising the largest of 4624 deviations is.
+            "p_adjusted": min(1.0, table.size * 2 * float(norm.sf(abs(z[worst])))),
+        },
+        "deficiency": deficiency_tally(walls, deficiency),
+    }
+    notes = [
+        "deficiency as arena.games.mahjong.deficiency defines it: for the dealer's 17 tiles the "
+        "tiles to exchange, for a 16-tile hand the draws still needed (one more than exchanges)"
+    ]
+    return Report("mahjong", deals, seed.hex(), tests, tallies, notes)
+
+
+def starting_hand_counts(walls: IntArray) -> tuple[IntArray, IntArray]:
+    """Tile counts of the dealer's 17 tiles and of the other three 16-tile hands."""
+    deals = walls.shape[0]
+    others = walls[:, HAND_SIZE:DEALT].reshape(deals * (MAHJONG_PLAYERS - 1), HAND_SIZE)
+    dealer = np.concatenate([walls[:, :HAND_SIZE], walls[:, DEALT : DEALT + 1]], axis=1)
+    return _counts(dealer), _counts(others)
+
+
+def _counts(hands: IntArray) -> IntArray:
+    rows = np.repeat(np.arange(hands.shape[0]), hands.shape[1])
+    flat = np.bincount(
+        rows * MAHJONG_KINDS + hands.ravel(), minlength=hands.shape[0] * MAHJONG_KINDS
+    )
+    return flat.reshape(hands.shape[0], MAHJONG_KINDS)
+
+
+def deficiency_tally(walls: IntArray, fn: BatchDeficiency) -> list[dict[str, Any]]:
+    """How many starting hands have each deficiency, dealer and other seats apart."""
+    dealer, others = (np.asarray(fn(c), dtype=np.int64) for c in starting_hand_counts(walls))
+    top = int(max(dealer.max(), others.max())) + 1
+    dealer_n = np.bincount(dealer, minlength=top).tolist()
+    others_n = np.bincount(others, minlength=top).tolist()
+    return [
+        {
+            "deficiency": d,
+            "dealer": dealer_n[d],
+            "dealer_share": dealer_n[d] / len(dealer),
+            "others": others_n[d],
+            "others_share": others_n[d] / len(others),
+        }
+        for d in range(top)
+        if dealer_n[d] or others_n[d]
+    ]
+
+
+# ----------------------------------------------------------------------------------------- dice
+
+
+def audit_dice(
+    seed: MatchSeed, deals: int, dice: int = 5, faces: int = 6, roll: DiceRoll = roll_dice
+) -> Report:
+    """Rolls ``dice/<k>`` of ``dice`` dice: every face, and each roll's sum."""
+    hasher = BlockHasher(seed)
+    rolls = np.empty((deals, dice), dtype=np.int64)
+    for k in range(deals):
+        rolls[k] = roll(RandomStream(seed, label("dice", k), hasher), dice, faces)
+    face_counts = np.bincount(rolls.ravel() - 1, minlength=faces)
+    sum_dist = [float(p) for p in exact.dice_sum_distribution(dice, faces)]
+    sum_counts = np.bincount(rolls.sum(axis=1), minlength=len(sum_dist))
+    face_p = [1.0 / faces] * faces
+    tests = [
+        stats.independent_test("faces of every die", face_counts.tolist(), face_p, ordered=False),
+        stats.independent_test(f"sum of {dice} dice", sum_counts.tolist(), sum_dist, ordered=True),
+    ]
+    face_rows = [
+        {
+            "face": f + 1,
+            "observed": int(n),
+            "expected": deals * dice / faces,
+            "expected_probability": 1.0 / faces,
+        }
+        for f, n in enumerate(face_counts.tolist())
+    ]
+    sum_rows = _rows("sum", sum_counts.tolist(), sum_dist)
+    return Report(
+        "dice",
+        deals,
+        seed.hex(),
+        tests,
+        {"faces": face_rows, "sums": [r for r in sum_rows if r["expected_probability"] > 0]},
+    )

@@ -1,0 +1,178 @@
+"""Chi-square tests for the dealer audit, with the corrections its sampling designs need.
+
+Three designs occur:
+
+* **independent draws** (one partnership per deal, every die): Pearson's X² on k cells is
+  χ²(k − 1); `scipy.stats.chisquare` gives the p-value.
+* **several draws from one deal** (the four hands of a bridge deal, pooled as the seed pools
+  them): the hands are dependent (a long suit in one hand shortens it in the others), so X² is
+  a weighted sum of χ²(1) variables. The weights are the eigenvalues of the exact covariance of
+  one deal's pooled counts, scaled by the multinomial one; we match the first two moments
+  (Rao & Scott 1981, the Satterthwaite approximation): X²/c ≈ χ²(ν). The covariance uses the
+  exact joint distribution of two hands of one deal from `exact`.
+* **a permutation tallied in a table** (card × seat, wall position × tile kind): each deal puts
+  every item somewhere exactly once. For a uniform permutation of M items the covariance of the
+  tallies is exactly (M / (M − 1)) times a projection of rank (R − 1)(C − 1), whatever the row
+  and column multiplicities, so X² · (M − 1) / M is χ²((R − 1)(C − 1)). (Without the factor a
+  perfect 52-card shuffle would show about 2 % too much X².)
+
+Cells whose expected count is below 5 are merged before testing: unordered categories (hand
+patterns) pool the rarest; ordered ones (points, sums) merge each tail inwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from scipy import stats
+
+MIN_EXPECTED = 5.0
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class ChiSquare:
+    """One goodness-of-fit test. ``chi2`` and ``dof`` are on the χ² scale the p-value uses."""
+
+    name: str
+    chi2: float
+    dof: float
+    p_value: float
+    pearson: float
+    """Pearson's X² before any design correction (equal to ``chi2`` for independent draws)."""
+    cells: int
+    """Cells tested, after merging those expected below 5."""
+    method: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def merge_groups(expected: Sequence[float], ordered: bool) -> list[list[int]]:
+    """Groups of cell indices whose expected counts are each at least `MIN_EXPECTED`.
+
+    Cells with zero expected count are dropped (they cannot be observed from a fair dealer).
+    """
+    cells = [i for i, e in enumerate(expected) if e > 0]
+    if sum(expected[i] for i in cells) < 2 * MIN_EXPECTED:
+        raise ValueError("too few expected counts for a chi-square test: deal more")
+    if ordered:
+        groups: list[list[int]] = []
+        current: list[int] = []
+        for i in cells:
+            current.append(i)
+            if sum(expected[j] for j in current) >= MIN_EXPECTED:
+                groups.append(current)
+                current = []
+        if current:
+            groups[-1].extend(current)
+        return groups
+    big = [[i] for i in cells if expected[i] >= MIN_EXPECTED]
+    small = sorted((i for i in cells if expected[i] < MIN_EXPECTED), key=lambda i: expected[i])
+    if not small:
+        return big
+    pool = list(small)
+    # Top the pool up with the next-rarest cells until it is itself testable.
+    big.sort(key=lambda g: expected[g[0]])
+    while sum(expected[i] for i in pool) < MIN_EXPECTED:
+        pool.extend(big.pop(0))
+    groups = [*big, pool]
+    groups.sort(key=min)
+    return groups
+
+
+def _merge_matrix(groups: list[list[int]], size: int) -> FloatArray:
+    if len(groups) < 2:
+        raise ValueError("a chi-square test needs two cells after merging: deal more")
+    a = np.zeros((len(groups), size))
+    for g, members in enumerate(groups):
+        a[g, members] = 1.0
+    return a
+
+
+def independent_test(
+    name: str, observed: Sequence[int], probabilities: Sequence[float], ordered: bool
+) -> ChiSquare:
+    """Pearson's test for independent draws, cells merged as needed."""
+    obs = np.asarray(observed, dtype=np.float64)
+    p = np.asarray(probabilities, dtype=np.float64)
+    expected = obs.sum() * p
+    a = _merge_matrix(merge_groups(expected.tolist(), ordered), len(p))
+    result = stats.chisquare(a @ obs, a @ expected)
+    chi2 = float(result.statistic)
+    return ChiSquare(
+        name, chi2, float(a.shape[0] - 1), float(result.pvalue), chi2, a.shape[0], "pearson"
+    )
+
+
+def pooled_test(
+    name: str,
+    observed: Sequence[int],
+    probabilities: Sequence[float],
+    pair_joint: FloatArray,
+    per_deal: int,
+    ordered: bool,
+) -> ChiSquare:
+    """Pearson's X² for ``per_deal`` exchangeable draws per deal, corrected by Rao–Scott.
+
+    ``pair_joint[a, b]`` is P(one draw of a deal is a and another is b).
+    """
+    obs = np.asarray(observed, dtype=np.float64)
+    p = np.asarray(probabilities, dtype=np.float64)
+    expected = obs.sum() * p
+    a = _merge_matrix(merge_groups(expected.tolist(), ordered), len(p))
+    pm = a @ p
+    qm = a @ pair_joint @ a.T
+    # Covariance of one deal's pooled counts, over that of per_deal independent draws' scale.
+    outer = np.outer(pm, pm)
+    cov = per_deal * (np.diag(pm) - outer) + per_deal * (per_deal - 1) * (qm - outer)
+    scale = 1.0 / np.sqrt(per_deal * pm)
+    weights = np.linalg.eigvalsh(scale[:, None] * cov * scale[None, :])
+    weights = weights[weights > 1e-12]
+    c = float((weights**2).sum() / weights.sum())
+    nu = float(weights.sum() ** 2 / (weights**2).sum())
+    em = a @ expected
+    pearson = float((((a @ obs) - em) ** 2 / em).sum())
+    chi2 = pearson / c
+    return ChiSquare(
+        name, chi2, nu, float(stats.chi2.sf(chi2, nu)), pearson, a.shape[0], "rao-scott"
+    )
+
+
+def permutation_table_test(
+    name: str,
+    table: npt.NDArray[np.int64],
+    row_sizes: Sequence[int],
+    col_sizes: Sequence[int],
+) -> ChiSquare:
+    """Test that a table of permutation tallies is uniform (see the module docstring).
+
+    ``table[r, c]`` counts, over all deals, the items of row class r placed in column class c;
+    ``row_sizes`` and ``col_sizes`` are the class sizes within one deal (both summing to M).
+    """
+    rows = np.asarray(row_sizes, dtype=np.float64)
+    cols = np.asarray(col_sizes, dtype=np.float64)
+    items = float(rows.sum())
+    if items != cols.sum():
+        raise ValueError("row and column class sizes must both add up to the items per deal")
+    deals = float(table.sum()) / items
+    expected = deals * np.outer(rows, cols) / items
+    if expected.min() < MIN_EXPECTED:
+        raise ValueError("too few deals for this table test: every cell needs 5 expected")
+    pearson = float(((table - expected) ** 2 / expected).sum())
+    chi2 = pearson * (items - 1) / items
+    dof = float((len(rows) - 1) * (len(cols) - 1))
+    return ChiSquare(
+        name,
+        chi2,
+        dof,
+        float(stats.chi2.sf(chi2, dof)),
+        pearson,
+        table.size,
+        "permutation",
+    )

@@ -1,0 +1,101 @@
+"""Liar's dice actions as small immutable values with a text form that round-trips.
+
+``bid 3x5`` claims that at least three dice over all cups show a 5; ``challenge`` calls the
+last bid a lie. Bids are ordered by (count, face): a raise is a higher count with any face, or
+the same count with a higher face (seed 002, 圖 2.3).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Final
+
+from arena.games.errors import InvalidActionError
+
+FACES: Final = 6
+
+_BID_RE = re.compile(r"bid\s+(\d{1,3})\s*x\s*(\d{1,3})")
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Bid:
+    """``count`` dice showing ``face``; the dataclass order is exactly the bidding order."""
+
+    count: int
+    face: int
+
+    def __str__(self) -> str:
+        return f"bid {self.count}x{self.face}"
+
+    def beats(self, other: Bid | None) -> bool:
+        return other is None or (self.count, self.face) > (other.count, other.face)
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """Lift the cups: the last bid is judged against every die in play."""
+
+    def __str__(self) -> str:
+        return "challenge"
+
+
+CHALLENGE: Final = Challenge()
+
+LiarsDiceAction = Bid | Challenge
+
+
+def parse_action(text: str) -> LiarsDiceAction:
+    """Read ``challenge`` or ``bid CxF`` (case and spacing are forgiven, nothing else is)."""
+    cleaned = " ".join(text.strip().lower().split())
+    if cleaned == "challenge":
+        return CHALLENGE
+    match = _BID_RE.fullmatch(cleaned)
+    if match is None:
+        shown = text if len(text) <= 40 else text[:40] + "…"
+        raise InvalidActionError(
+            f"cannot read {shown!r} as a liar's dice action: write 'challenge' or 'bid CxF' "
+            "(C dice showing face F, e.g. 'bid 3x5')"
+        )
+    count, face = int(match.group(1)), int(match.group(2))
+    if count < 1:
+        raise InvalidActionError(f"a bid claims at least one die, not {count}")
+    if not 1 <= face <= FACES:
+        raise InvalidActionError(f"a die has faces 1 to {FACES}, not {face}")
+    return Bid(count, face)
+
+
+def face_counts(dice: Iterable[int]) -> list[int]:
+    """Counts indexed by face (index 0 unused), so ``counts[5]`` is the number of fives."""
+    counts = [0] * (FACES + 1)
+    for die in dice:
+        counts[die] += 1
+    return counts
+
+
+def matching(counts: Sequence[int], face: int, ones_wild: bool) -> int:
+    """Dice that count towards ``face``: its own, plus the ones while ones are wild."""
+    if ones_wild and face != 1:
+        return counts[face] + counts[1]
+    return counts[face]
+
+
+@cache
+def raises_after(last: Bid | None, min_open: int, total_dice: int) -> tuple[Bid, ...]:
+    """Every bid that may follow ``last`` (or open the round), lowest first."""
+    if last is None:
+        return tuple(
+            Bid(c, f) for c in range(min_open, total_dice + 1) for f in range(1, FACES + 1)
+        )
+    same = [Bid(last.count, f) for f in range(last.face + 1, FACES + 1)]
+    higher = [Bid(c, f) for c in range(last.count + 1, total_dice + 1) for f in range(1, FACES + 1)]
+    return tuple(same + higher)
+
+
+@cache
+def legal_texts(last: Bid | None, min_open: int, total_dice: int) -> tuple[str, ...]:
+    """The text of every legal action after ``last``: ``challenge`` (when a bid stands) first."""
+    head = () if last is None else (str(CHALLENGE),)
+    return head + tuple(str(bid) for bid in raises_after(last, min_open, total_dice))

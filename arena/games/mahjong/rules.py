@@ -1,0 +1,157 @@
+"""Mahjong table rulesets: a checked, immutable value read from a mapping or a TOML file.
+
+The defaults are common Taiwan practice; ``configs/rulesets/competition.toml`` sets the seed's
+platform (seed 003 §2.1), which differs in one table rule: an open kong may not be made on a
+discard of the seat before you (上家). Scoring options live in a nested ``scoring`` table and are
+checked by `ScoringRules`. The engine's ``rules`` mapping is `MahjongRules.to_mapping()` of the
+merged ruleset, so a record's header states every value the hand was played with.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from arena.games.errors import RulesetError
+from arena.games.mahjong.scoring_rules import ScoringRules
+
+TILES: Final = 136
+HAND_SIZE: Final = 16
+SEATS: Final = 4
+DEALT: Final = HAND_SIZE * SEATS
+MAX_RESERVE: Final = TILES - DEALT - SEATS
+"""At least one draw per seat must stay possible."""
+
+MULTIPLE_WINS: Final = ("first", "all")
+
+RULESET_DIR: Final = Path(__file__).resolve().parents[3] / "configs" / "rulesets"
+_META_KEYS: Final = frozenset({"game", "title", "description"})
+
+
+@dataclass(frozen=True, slots=True)
+class MahjongRules:
+    open_kong_from_left: bool = True
+    """An open kong (明槓) may be made on a discard of the seat before you. Seed 003 §2.1: the
+    competition platform allows it only on the opposite or the next seat's discard (false)."""
+    multiple_wins: str = "first"
+    """Several seats claim a win on one discard: "first" = only the first in turn order after
+    the discarder wins (截胡); "all" = every one of them wins and the discarder pays each."""
+    per_seat_draws: bool = False
+    """Variance reduction for duplicate play: the live wall is split into four sub-walls, one
+    per position from the dealer, so a position draws the same tiles whatever the calls."""
+    reserve: int = 16
+    """The hand is exhaustively drawn when a draw is due and this many tiles remain."""
+    min_tai: int = 0
+    """Least Tai a win needs (0: any complete hand may win, as in the competition)."""
+    scoring: ScoringRules = field(default_factory=ScoringRules)
+    """Options of the Tai scorer (base points, points per Tai, row variants)."""
+
+    def __post_init__(self) -> None:
+        _check_bool("open_kong_from_left", self.open_kong_from_left)
+        _check_bool("per_seat_draws", self.per_seat_draws)
+        if self.multiple_wins not in MULTIPLE_WINS:
+            raise RulesetError(
+                f"rule 'multiple_wins' must be one of {', '.join(MULTIPLE_WINS)}, "
+                f"got {self.multiple_wins!r}"
+            )
+        _check_int("reserve", self.reserve, 0, MAX_RESERVE)
+        _check_int("min_tai", self.min_tai, 0, 1000)
+        if not isinstance(self.scoring, ScoringRules):
+            raise RulesetError("rule 'scoring' must be a table of scoring options")
+
+    @classmethod
+    def from_mapping(cls, rules: Mapping[str, Any]) -> MahjongRules:
+        """Merge ``rules`` over the defaults; unknown keys and bad values raise `RulesetError`."""
+        known = cls.__dataclass_fields__
+        for key in rules:
+            if key not in known:
+                raise RulesetError(
+                    f"unknown mahjong rule {key!r}; known rules: {', '.join(sorted(known))}"
+                )
+        values = dict(rules)
+        scoring = values.get("scoring", {})
+        if isinstance(scoring, ScoringRules):
+            values["scoring"] = scoring
+        elif isinstance(scoring, Mapping):
+            values["scoring"] = ScoringRules.from_mapping(scoring)
+        else:
+            raise RulesetError(f"rule 'scoring' must be a table, got {scoring!r}")
+        return cls(**values)
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The full ruleset as JSON-able data; `from_mapping` reads it back to an equal value."""
+        return {
+            "open_kong_from_left": self.open_kong_from_left,
+            "multiple_wins": self.multiple_wins,
+            "per_seat_draws": self.per_seat_draws,
+            "reserve": self.reserve,
+            "min_tai": self.min_tai,
+            "scoring": self.scoring.to_mapping(),
+        }
+
+
+def _check_int(key: str, value: object, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesetError(f"rule {key!r} must be an integer, got {value!r}")
+    if not low <= value <= high:
+        raise RulesetError(f"rule {key!r} must be between {low} and {high}, got {value}")
+
+
+def _check_bool(key: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise RulesetError(f"rule {key!r} must be true or false, got {value!r}")
+
+
+def ruleset_path(name: str | Path) -> Path:
+    """A ruleset file: a path to a ``.toml`` file, or a name in ``configs/rulesets/``."""
+    path = Path(name)
+    if path.suffix == ".toml" or path.parent != Path("."):
+        if not path.is_file():
+            raise RulesetError(f"no ruleset file {path}")
+        return path
+    candidate = RULESET_DIR / f"{name}.toml"
+    if not candidate.is_file():
+        known = ", ".join(list_rulesets()) or "none"
+        raise RulesetError(f"no mahjong ruleset named {str(name)!r}; known: {known}")
+    return candidate
+
+
+def list_rulesets() -> list[str]:
+    """Names of the mahjong rulesets in ``configs/rulesets/``."""
+    if not RULESET_DIR.is_dir():
+        return []
+    names = []
+    for path in sorted(RULESET_DIR.glob("*.toml")):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError):
+            continue
+        if data.get("game") == "mahjong":
+            names.append(path.stem)
+    return names
+
+
+def load_ruleset(name: str | Path) -> MahjongRules:
+    """Read a ruleset file: ``game = "mahjong"``, optional title/description, a ``[rules]`` table
+    (with an optional ``[rules.scoring]`` table), merged over the defaults."""
+    path = ruleset_path(name)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetError(f"{path}: not valid TOML: {exc}") from exc
+    game = data.get("game")
+    if game != "mahjong":
+        raise RulesetError(f"{path}: key 'game' is {game!r}, not 'mahjong'")
+    for key in data:
+        if key != "rules" and key not in _META_KEYS:
+            raise RulesetError(f"{path}: unknown key {key!r}; put rules under [rules]")
+    rules = data.get("rules", {})
+    if not isinstance(rules, dict):
+        raise RulesetError(f"{path}: key 'rules' must be a table")
+    try:
+        return MahjongRules.from_mapping(rules)
+    except RulesetError as exc:
+        raise RulesetError(f"{path}: {exc}") from exc

@@ -1,0 +1,334 @@
+"""The competition mahjong match (seed 003 §2.1 rules 4–5, §4.1): 384 hands under one seed.
+
+Hands are grouped in rounds of four (hand ``g`` is hand ``g % 4`` of round ``g // 4``). A round
+keeps one seating and one wall (``wall.py``: it depends on the match seed and the round only) and
+the deal passes every hand (no 連莊), so seat ``h`` deals hand ``h`` and each player receives each
+of the four starting hands, and the draws that go with them, once per round. Rounds cycle through
+the seatings:
+
+* ``rotate`` (four programs): the six cyclic orders of four players (player 0 at seat 0, the
+  others in each of their 3! orders), round ``r`` using order ``r % 6``; 384 hands = 96 rounds =
+  16 of each order, so everyone sits after (上家 of) everyone equally often.
+* ``ab`` (two programs, two copies each, seed 003 圖四-2): copies at opposite seats, A B A B, with
+  the two B copies swapped every other round. Each side's figures add its two copies.
+
+``--games`` below 384 plays the first rounds of this schedule. A count that is not a multiple of
+4 ends with a partial round, so some players miss some starting hands (and deal less often); a
+multiple of 24 (``rotate``) or 8 (``ab``) also balances the seatings.
+
+All randomness comes from the match seed (the walls) and from the bots' own seeded streams, so the
+same seed and bots replay the match bit for bit.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from arena.dealing import MatchSeed
+from arena.games.mahjong.rules import SEATS, MahjongRules
+from arena.matches.stats import Interval, mean_interval, proportion_interval
+from arena.records import Recorder
+from arena.referee import DEFAULT_DEADLINE_MS, PlayedGame, play_game
+from arena.transports.base import Seat
+from arena.transports.inprocess import InProcessSeat
+from bots.base import Bot
+from bots.registry import make_bot
+
+MATCH_HANDS: Final = 384
+HANDS_PER_ROUND: Final = SEATS
+LAYOUTS: Final = ("rotate", "ab")
+WINDS: Final = ("E", "S", "W", "N")
+
+CYCLIC_ORDERS: Final[tuple[tuple[int, ...], ...]] = tuple(
+    (0, *rest) for rest in itertools.permutations((1, 2, 3))
+)
+"""Seat → player for the six cyclic orders of four players."""
+AB_ORDERS: Final[tuple[tuple[int, ...], ...]] = ((0, 1, 2, 3), (0, 3, 2, 1))
+"""Seat → copy for the A/B layout; copies 0, 2 play program A and 1, 3 program B."""
+
+
+def seating(layout: str, round_index: int) -> tuple[int, ...]:
+    """Which player (``rotate``) or copy (``ab``) sits at each seat in round ``round_index``."""
+    orders = CYCLIC_ORDERS if layout == "rotate" else AB_ORDERS
+    return orders[round_index % len(orders)]
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """What to play: the programs (bot strategy names), the hands, the seed and the rules."""
+
+    bots: tuple[str, ...]
+    seed: str
+    games: int = MATCH_HANDS
+    rules: MahjongRules = field(default_factory=MahjongRules)
+    layout: str = "rotate"
+    deadline_ms: int = DEFAULT_DEADLINE_MS
+
+    def __post_init__(self) -> None:
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {self.layout!r}")
+        wanted = SEATS if self.layout == "rotate" else 2
+        if len(self.bots) != wanted:
+            raise ValueError(
+                f"the {self.layout} layout takes {wanted} bots, got {len(self.bots)}: "
+                f"{','.join(self.bots)}"
+            )
+        if self.games < 1:
+            raise ValueError(f"a match plays at least one hand, got {self.games}")
+
+    @property
+    def program_of(self) -> tuple[int, ...]:
+        """The program each of the four players (bot instances) belongs to."""
+        return (0, 1, 2, 3) if self.layout == "rotate" else (0, 1, 0, 1)
+
+    @property
+    def rounds(self) -> int:
+        return -(-self.games // HANDS_PER_ROUND)
+
+
+@dataclass
+class ProgramStats:
+    """One program's figures over a match (both copies added in the A/B layout)."""
+
+    bot: str
+    copies: int
+    hands: int = 0
+    seat_counts: list[int] = field(default_factory=lambda: [0] * SEATS)
+    """Hands played in each seat wind E, S, W, N (E = dealer), copies added."""
+    points: int = 0
+    discard_wins: int = 0
+    """Wins on another seat's discard (他家放槍), robbed kongs included."""
+    self_draws: int = 0
+    """Self-drawn wins (自摸)."""
+    deal_ins: int = 0
+    """Discards (or added kongs) another seat won on (放槍)."""
+    tai: int = 0
+    """Tai of all wins (莊家 included when the winner dealt)."""
+    penalties: int = 0
+    round_points: list[int] = field(default_factory=list)
+
+    @property
+    def wins(self) -> int:
+        return self.discard_wins + self.self_draws
+
+    @property
+    def win_rate(self) -> float:
+        """Wins over hands played by one copy (the seed's 胡牌率: wins / hands of the match)."""
+        per_copy = self.hands / self.copies
+        return self.wins / per_copy if per_copy else 0.0
+
+    @property
+    def deal_in_rate(self) -> float:
+        per_copy = self.hands / self.copies
+        return self.deal_ins / per_copy if per_copy else 0.0
+
+    @property
+    def average_tai(self) -> float:
+        return self.tai / self.wins if self.wins else 0.0
+
+    def points_interval(self) -> Interval:
+        """95% interval of the match total, from the per-round totals (rounds are independent:
+        each has its own wall)."""
+        return mean_interval(self.round_points).scaled(len(self.round_points))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bot": self.bot,
+            "copies": self.copies,
+            "hands": self.hands,
+            "seat_counts": list(self.seat_counts),
+            "points": self.points,
+            "discard_wins": self.discard_wins,
+            "self_draws": self.self_draws,
+            "wins": self.wins,
+            "win_rate": round(self.win_rate, 4),
+            "deal_ins": self.deal_ins,
+            "deal_in_rate": round(self.deal_in_rate, 4),
+            "average_tai": round(self.average_tai, 3),
+            "penalties": self.penalties,
+            "points_ci95": self.points_interval().to_json(1),
+        }
+
+
+@dataclass
+class MatchResult:
+    spec: MatchSpec
+    programs: list[ProgramStats]
+    seed_hex: str
+    hands: int = 0
+    exhaustive: int = 0
+    decisions: int = 0
+
+    def winners(self) -> list[int]:
+        """Programs with the most points (several on a tie)."""
+        best = max(p.points for p in self.programs)
+        return [i for i, p in enumerate(self.programs) if p.points == best]
+
+    def difference_interval(self) -> Interval | None:
+        """A/B: 95% interval of A's points minus B's, from the per-round differences."""
+        if len(self.programs) != 2:
+            return None
+        a, b = self.programs
+        diffs = [x - y for x, y in zip(a.round_points, b.round_points, strict=True)]
+        return mean_interval(diffs).scaled(len(diffs))
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "games": self.hands,
+            "seed": self.spec.seed,
+            "seed_hex": self.seed_hex,
+            "layout": self.spec.layout,
+            "rounds": len(self.programs[0].round_points),
+            "exhaustive_draws": self.exhaustive,
+            "decisions": self.decisions,
+            "players": [p.to_json() for p in self.programs],
+            "winners": [self.programs[i].bot for i in self.winners()],
+        }
+        diff = self.difference_interval()
+        if diff is not None:
+            data["points_difference_ci95"] = diff.to_json(1)
+        return data
+
+
+def _tally(
+    spec: MatchSpec,
+    result: MatchResult,
+    seat_player: Sequence[int],
+    played: PlayedGame,
+    dealer: int,
+) -> None:
+    detail = played.result.detail
+    programs = result.programs
+    program_at = [spec.program_of[player] for player in seat_player]
+    for seat in range(SEATS):
+        stats = programs[program_at[seat]]
+        stats.hands += 1
+        stats.seat_counts[(seat - dealer) % SEATS] += 1
+        stats.points += int(detail["deltas"][seat])
+        stats.round_points[-1] += int(detail["deltas"][seat])
+        stats.penalties += played.penalties[seat]
+    for win in detail["wins"]:
+        winner = programs[program_at[int(win["seat"])]]
+        winner.tai += int(win["tai"])
+        if win["how"] == "tsumo":
+            winner.self_draws += 1
+        else:
+            winner.discard_wins += 1
+            programs[program_at[int(win["from_seat"])]].deal_ins += 1
+    if not detail["wins"]:
+        result.exhaustive += 1
+    result.hands += 1
+    result.decisions += played.decisions
+
+
+def build_bots(spec: MatchSpec) -> list[Bot]:
+    """The four bot instances, named ``<strategy>-<player>`` (unknown names raise)."""
+    return [
+        make_bot("mahjong", spec.bots[program], {}, name=f"{spec.bots[program]}-{player}")
+        for player, program in enumerate(spec.program_of)
+    ]
+
+
+async def play_match(
+    spec: MatchSpec,
+    *,
+    bots: Sequence[Bot] | None = None,
+    seat_factory: Callable[[Bot], Seat] = InProcessSeat,
+    recorder: Recorder | None = None,
+    on_hand: Callable[[int, int], None] | None = None,
+    match_id: str | None = None,
+) -> MatchResult:
+    """Play ``spec`` through the referee; ``on_hand(done, total)`` reports progress."""
+    seed = MatchSeed.from_text(spec.seed)
+    players = list(bots) if bots is not None else build_bots(spec)
+    if len(players) != SEATS:
+        raise ValueError(f"a mahjong match seats {SEATS} bots, got {len(players)}")
+    seats = [seat_factory(bot) for bot in players]
+    copies = 1 if spec.layout == "rotate" else 2
+    result = MatchResult(
+        spec=spec,
+        programs=[ProgramStats(bot=name, copies=copies) for name in spec.bots],
+        seed_hex=seed.hex(),
+    )
+    totals = [0] * SEATS
+    rules = spec.rules.to_mapping()
+    match = match_id or f"mahjong-{spec.seed}"
+    for game in range(spec.games):
+        round_index, hand = divmod(game, HANDS_PER_ROUND)
+        if hand == 0:
+            for stats in result.programs:
+                stats.round_points.append(0)
+        seat_player = seating(spec.layout, round_index)
+        played = await play_game(
+            "mahjong",
+            [seats[player] for player in seat_player],
+            rules=rules,
+            seed=seed,
+            deal={"round": round_index, "hand": hand, "scores": [totals[p] for p in seat_player]},
+            players=[players[player].name for player in seat_player],
+            match_id=match,
+            game_id=f"r{round_index}h{hand}",
+            deadline_ms=spec.deadline_ms,
+            recorder=recorder,
+        )
+        for seat, player in enumerate(seat_player):
+            totals[player] += int(played.result.scores[seat])
+        _tally(spec, result, seat_player, played, dealer=hand)
+        if on_hand is not None:
+            on_hand(game + 1, spec.games)
+    assert sum(p.points for p in result.programs) == 0, "a match is zero-sum"
+    return result
+
+
+def series_seed(seed: str, index: int, matches: int) -> str:
+    """Seed text of match ``index`` of a series (the seed itself for a single match)."""
+    return seed if matches == 1 else f"{seed}/{index}"
+
+
+@dataclass
+class SeriesResult:
+    """Several matches of the same programs under derived seeds (seed 003 §4.1: 30 matches)."""
+
+    seed: str
+    matches: list[MatchResult]
+
+    def to_json(self) -> dict[str, Any]:
+        first = self.matches[0]
+        n = len(self.matches)
+        programs = []
+        for i, stats in enumerate(first.programs):
+            won = 0.0
+            for match in self.matches:
+                winners = match.winners()
+                if i in winners:
+                    won += 1 / len(winners)
+            per_match = [float(m.programs[i].points) for m in self.matches]
+            hands = sum(m.programs[i].hands for m in self.matches)
+            wins = sum(m.programs[i].wins for m in self.matches)
+            programs.append(
+                {
+                    "bot": stats.bot,
+                    "points": int(sum(per_match)),
+                    "discard_wins": sum(m.programs[i].discard_wins for m in self.matches),
+                    "self_draws": sum(m.programs[i].self_draws for m in self.matches),
+                    "deal_ins": sum(m.programs[i].deal_ins for m in self.matches),
+                    "win_rate": round(wins / (hands / stats.copies), 4) if hands else 0.0,
+                    "matches_won": won,
+                    "match_win_rate_ci95": proportion_interval(won, n).to_json(),
+                    "points_per_match_ci95": mean_interval(per_match).to_json(1),
+                }
+            )
+        data: dict[str, Any] = {
+            "matches": n,
+            "games": sum(m.hands for m in self.matches),
+            "seed": self.seed,
+            "layout": first.spec.layout,
+            "players": programs,
+        }
+        if len(first.programs) == 2:
+            diffs = [float(m.programs[0].points - m.programs[1].points) for m in self.matches]
+            data["points_difference_per_match_ci95"] = mean_interval(diffs).to_json(1)
+        return data

@@ -1,0 +1,1 @@
+"""The competition server: lobby, sessions, tables, auth and the admin channel (docs/NETWORK.md)."""

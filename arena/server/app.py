@@ -1,0 +1,162 @@
+"""``arena serve``: the server's life — listen, bridge MQTT, drain on a signal, close.
+
+Shutdown (SIGINT/SIGTERM): the first signal starts a drain — no new tables or bots, running
+tables play on to their end (bots may still resume) — for at most ``grace_s`` seconds; a second
+signal, or the grace running out, closes every connection at once. A referee whose seats are
+closed plays the engine's fallback for them, so every game it was running still ends and is
+recorded on its side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+from websockets.asyncio.server import Server
+
+from arena.errors import ArenaError
+from arena.server.auth import TokenStore, is_loopback
+from arena.server.hub import Hub, Limits
+from arena.transports.mqtt import (
+    DEFAULT_PORT,
+    MqttBridge,
+    broker_reachable,
+    parse_mqtt_url,
+    start_embedded_broker,
+)
+from arena.transports.websocket import serve_websockets
+
+log = structlog.get_logger(__name__)
+
+EMBEDDED = "embedded"
+
+
+class ServerConfigError(ArenaError, ValueError):
+    """A server set-up that would be unsafe or cannot work; the message says how to fix it."""
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    mqtt: str | None = None
+    """``mqtt://HOST:PORT`` of a broker (an embedded one is started there if none answers), or
+    ``embedded`` for an embedded broker on 127.0.0.1:1883; None: websockets only."""
+    tokens: Path | None = None
+    grace_s: float | None = 300.0
+    """How long a drain waits for running tables; None waits for ever."""
+    ping_interval_s: float | None = 20.0
+    limits: Limits = field(default_factory=Limits)
+
+    def token_store(self) -> TokenStore:
+        if self.tokens is not None:
+            return TokenStore.load(self.tokens)
+        if not is_loopback(self.host):
+            raise ServerConfigError(
+                f"refusing to serve on {self.host} without --tokens: any program that can reach "
+                "it could play as any bot. Create tokens with `arena tokens add NAME` (and "
+                "`arena tokens add NAME --admin`) and pass --tokens FILE, or bind to 127.0.0.1."
+            )
+        return TokenStore.open_store()
+
+
+class ArenaServer:
+    """One server: `start`, then `stop` (or `run_until_signalled`)."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.hub = Hub(config.token_store(), config.limits)
+        self.websocket: Server | None = None
+        self.bridge: MqttBridge | None = None
+        self.broker: Any = None
+        self.port = config.port
+        self.mqtt_address: tuple[str, int] | None = None
+        self._bridge_task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        config = self.config
+        self.websocket = await serve_websockets(
+            self.hub, config.host, config.port, ping_interval_s=config.ping_interval_s
+        )
+        self.port = next(iter(self.websocket.sockets)).getsockname()[1]
+        log.info("listening", url=f"ws://{config.host}:{self.port}", open=self.hub.tokens.open)
+        if config.mqtt is not None:
+            try:
+                await self._start_mqtt(config.mqtt)
+            except BaseException:
+                await self.stop()
+                raise
+
+    async def _start_mqtt(self, url: str) -> None:
+        if url == EMBEDDED:
+            host, port, embedded = "127.0.0.1", DEFAULT_PORT, True
+        else:
+            host, port = parse_mqtt_url(url)
+            embedded = not await broker_reachable(host, port)
+        if embedded:
+            if not is_loopback(host):
+                raise ServerConfigError(
+                    f"no MQTT broker answers at {host}:{port}, and an embedded broker (no "
+                    "authentication) is only started on a loopback address"
+                )
+            self.broker = await start_embedded_broker(host, port)
+            log.info("embedded_broker", address=f"{host}:{port}")
+        self.mqtt_address = (host, port)
+        self.bridge = MqttBridge(self.hub, host, port)
+        self._bridge_task = asyncio.create_task(self.bridge.run())
+        try:
+            async with asyncio.timeout(10):
+                await self.bridge.ready.wait()
+        except TimeoutError:
+            raise ServerConfigError(
+                f"cannot subscribe on the MQTT broker at {host}:{port}"
+            ) from None
+
+    async def stop(self, grace_s: float | None = 0.0) -> None:
+        """Drain for up to ``grace_s`` (0: at once), then close everything."""
+        await self.hub.begin_drain()
+        if grace_s != 0 and self.hub.tables:
+            finished = await self.hub.wait_idle(grace_s)
+            if not finished:
+                log.warning("grace_expired", tables=len(self.hub.tables))
+        await self.hub.close_all("the server is shutting down")
+        if self.websocket is not None:
+            self.websocket.close()
+            await self.websocket.wait_closed()
+        if self._bridge_task is not None:
+            self._bridge_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._bridge_task
+        if self.broker is not None:
+            await self.broker.shutdown()
+        log.info("stopped")
+
+    async def run_until_signalled(self) -> None:
+        """Serve until SIGINT/SIGTERM; drain; a second signal (or the grace) forces the end."""
+        loop = asyncio.get_running_loop()
+        signals = asyncio.Queue[int]()
+        for number in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(number, signals.put_nowait, number)
+        try:
+            await self.start()
+            await signals.get()
+            log.info("shutdown_requested", tables=len(self.hub.tables))
+            drain = asyncio.create_task(self.stop(self.config.grace_s))
+            forced = asyncio.create_task(signals.get())
+            done, _pending = await asyncio.wait(
+                {drain, forced}, return_when=asyncio.FIRST_COMPLETED
+            )
+            if forced in done:
+                log.warning("forced_shutdown", tables=len(self.hub.tables))
+                await self.hub.close_all("the server is shutting down now")
+                await drain
+            else:
+                forced.cancel()
+        finally:
+            for number in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(number)

@@ -1,0 +1,128 @@
+"""Tokens: who may play as which bot, and who may open tables.
+
+The tokens file is TOML with two tables, each mapping a name to the SHA-256 hex digest of that
+name's token; the tokens themselves are never stored::
+
+    [bots]
+    "g1" = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+    [admins]
+    "lead" = "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752"
+
+`arena tokens add NAME [--admin]` creates a token, prints it once and stores its digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import os
+import re
+import secrets
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.errors import ArenaError
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+"""Bot and admin names: safe as an MQTT topic level and in a log line."""
+
+_DIGEST = re.compile(r"^[0-9a-f]{64}$")
+
+
+class TokenFileError(ArenaError, ValueError):
+    """The tokens file cannot be read; the message names the file and the entry."""
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def is_loopback(host: str) -> bool:
+    """True for an address (or ``localhost``) that only this machine can reach."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class TokenStore:
+    """Digests by name. ``open`` means no tokens file: every name is accepted (loopback only)."""
+
+    bots: Mapping[str, str] = field(default_factory=dict)
+    admins: Mapping[str, str] = field(default_factory=dict)
+    open: bool = False
+
+    @classmethod
+    def open_store(cls) -> TokenStore:
+        return cls(open=True)
+
+    @classmethod
+    def load(cls, path: Path) -> TokenStore:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise TokenFileError(f"{path}: {exc}") from None
+        tables: dict[str, dict[str, str]] = {}
+        for section in ("bots", "admins"):
+            table = data.get(section, {})
+            if not isinstance(table, dict):
+                raise TokenFileError(f"{path}: [{section}] must be a table of name = digest")
+            for name, value in table.items():
+                if not NAME_PATTERN.match(name):
+                    raise TokenFileError(f"{path}: [{section}] {name!r} is not a valid name")
+                if not isinstance(value, str) or not _DIGEST.match(value):
+                    raise TokenFileError(
+                        f"{path}: [{section}] {name}: expected a 64-digit lowercase SHA-256 hex"
+                    )
+            tables[section] = dict(table)
+        unknown = set(data) - {"bots", "admins"}
+        if unknown:
+            raise TokenFileError(f"{path}: unknown tables {sorted(unknown)}; use [bots], [admins]")
+        return cls(bots=tables["bots"], admins=tables["admins"])
+
+    @staticmethod
+    def _check(table: Mapping[str, str], name: str, token: str | None) -> bool:
+        wanted = table.get(name)
+        if wanted is None or token is None:
+            return False
+        return hmac.compare_digest(wanted, digest(token))
+
+    def check_bot(self, name: str, token: str | None) -> bool:
+        return self.open or self._check(self.bots, name, token)
+
+    def check_admin(self, name: str, token: str | None) -> bool:
+        return self.open or self._check(self.admins, name, token)
+
+
+def _render(bots: Mapping[str, str], admins: Mapping[str, str]) -> str:
+    lines = ["# arena tokens: name = SHA-256 hex of the token (written by `arena tokens add`)"]
+    for section, table in (("bots", bots), ("admins", admins)):
+        lines.append(f"\n[{section}]")
+        lines.extend(f'"{name}" = "{table[name]}"' for name in sorted(table))
+    return "\n".join(lines) + "\n"
+
+
+def add_token(path: Path, name: str, *, admin: bool = False) -> str:
+    """Create a fresh token for ``name`` (replacing any earlier one) and return it in clear."""
+    if not NAME_PATTERN.match(name):
+        raise TokenFileError(f"{name!r}: a name is 1-64 of A-Z a-z 0-9 _ . -")
+    store = TokenStore.load(path) if path.exists() else TokenStore()
+    bots, admins = dict(store.bots), dict(store.admins)
+    token = secrets.token_urlsafe(32)
+    (admins if admin else bots)[name] = digest(token)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    # Written beside the target and renamed, so a crash never leaves a half-written file; 0600
+    # because the digests, though not secrets, tell an attacker which names to aim at.
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(_render(bots, admins))
+    temporary.replace(path)
+    return token

@@ -1,0 +1,397 @@
+"""The transport-independent heart of the server: every connection's role and frames.
+
+A transport (websocket, MQTT) turns each peer into a `Link`, creates a `Connection` for it, feeds
+it every frame and reports its loss. The first frame decides the role: ``hello`` makes a bot,
+``admin_hello`` a control connection, ``attach`` a seat connection. A bad frame gets an ``error``
+and the connection stays, until a flood of them closes it; nothing a peer sends raises out of here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Coroutine, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import structlog
+
+from arena.errors import ArenaError
+from arena.games.registry import canonical_name
+from arena.server.auth import NAME_PATTERN, TokenStore
+from arena.server.lobby import Lobby
+from arena.server.local import LocalSeat
+from arena.server.sessions import DEFAULT_MISSED_CAP, BotSession, FloodGuard, Link
+from arena.server.tables import SeatPipe, Table
+from arena.server.wire import (
+    ADMIN_TYPES,
+    AdminHello,
+    AdminWelcome,
+    Attach,
+    Attached,
+    BotStatus,
+    CloseTable,
+    OpenTable,
+    StatusQuery,
+    StatusReport,
+    TableClosed,
+    TableOpened,
+    parse_admin,
+)
+from protocol.base import WireModel
+from protocol.codec import MAX_MESSAGE_BYTES, ProtocolError, encode, parse_message
+from protocol.messages import Action, Bye, Error, ErrorCode, Hello
+
+log = structlog.get_logger(__name__)
+
+
+class TableUnavailable(ArenaError):
+    """The named bots could not be seated (absent past the start timeout, wrong game, …)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What the server tolerates from a peer (docs/NETWORK.md, "Robustness")."""
+
+    max_bot_bytes: int = 16 * 1024
+    """A larger frame from a bot gets ``too_large``; bots only ever send short messages."""
+    max_admin_bytes: int = MAX_MESSAGE_BYTES
+    hello_timeout_s: float = 10.0
+    """A connection that has not said hello (or admin_hello/attach) by then is closed."""
+    flood_burst: int = 20
+    flood_per_second: float = 2.0
+    missed_cap: int = DEFAULT_MISSED_CAP
+
+
+class Role(StrEnum):
+    NEW = "new"
+    BOT = "bot"
+    ADMIN = "admin"
+    SEAT = "seat"
+    CLOSED = "closed"
+
+
+class Hub:
+    """Lobby, tables and connections of one server."""
+
+    def __init__(self, tokens: TokenStore, limits: Limits | None = None) -> None:
+        self.limits = limits or Limits()
+        self.tokens = tokens
+        self.lobby = Lobby(tokens, self.limits.missed_cap)
+        self.tables: dict[str, Table] = {}
+        self.connections: set[Connection] = set()
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @property
+    def draining(self) -> bool:
+        return self.lobby.draining
+
+    def connection(self, link: Link, *, admin: bool = True, timed: bool = True) -> Connection:
+        """A new peer. ``admin`` False: only bot messages (MQTT); ``timed``: hello deadline."""
+        conn = Connection(self, link, admin=admin)
+        self.connections.add(conn)
+        if timed:
+            conn.start_hello_timer()
+        return conn
+
+    def status(self) -> StatusReport:
+        bots = [
+            BotStatus(
+                name=session.name,
+                games=list(session.games),
+                state=session.state.value,
+                transport=session.transport,
+                table=session.binding.table if session.binding else None,
+            )
+            for session in self.lobby.sessions.values()
+        ]
+        return StatusReport(
+            draining=self.draining,
+            bots=bots,
+            tables=[table.status() for table in self.tables.values()],
+        )
+
+    async def _new_table(
+        self, game: str, bots: Sequence[str], timeout_s: float, label: str, owner: str
+    ) -> Table | Error:
+        if self.draining:
+            return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
+        reserved = await self.lobby.reserve(bots, game, timeout_s)
+        if isinstance(reserved, Error):
+            return reserved
+        table = Table(game, reserved, label, owner)
+        self.tables[table.id] = table
+        self._idle.clear()
+        table.log.info("table_opened", bots=list(bots), label=label, owner=owner)
+        return table
+
+    async def open_table(self, request: OpenTable, owner: Connection) -> TableOpened | Error:
+        table = await self._new_table(
+            request.game, request.bots, request.start_timeout_ms / 1000, request.label, owner.id
+        )
+        if isinstance(table, Error):
+            return table
+        owner.tables.add(table.id)
+        return TableOpened(table=table.id, seats=table.tickets())
+
+    @asynccontextmanager
+    async def local_seats(
+        self, bots: Sequence[str], game: str, *, start_timeout_s: float = 30.0, label: str = ""
+    ) -> AsyncIterator[list[LocalSeat]]:
+        """Seat ``bots`` for a referee in this process (see `LocalSeat`); the table closes when
+        the block exits. Raises `TableUnavailable` with the reason when it cannot open."""
+        table = await self._new_table(canonical_name(game), bots, start_timeout_s, label, "local")
+        if isinstance(table, Error):
+            raise TableUnavailable(table.text)
+        seats = [LocalSeat(session) for session in table.sessions]
+        for slot, seat in enumerate(seats):
+            table.bind(slot, seat)
+        try:
+            yield seats
+        finally:
+            await self.close_table(table.id, "its match is over")
+
+    async def close_table(self, table_id: str, reason: str) -> None:
+        table = self.tables.pop(table_id, None)
+        if table is None:
+            return
+        await table.close(self.lobby, reason)
+        if not self.tables:
+            self._idle.set()
+
+    async def begin_drain(self) -> None:
+        """No new tables or bots from now on; running tables go on, bots may still resume."""
+        self.lobby.draining = True
+        await self.lobby.notify()
+        log.info("draining", tables=len(self.tables))
+
+    async def wait_idle(self, timeout_s: float | None) -> bool:
+        """Wait until every table has closed; False if ``timeout_s`` passed first."""
+        try:
+            async with asyncio.timeout(timeout_s):
+                await self._idle.wait()
+        except TimeoutError:
+            return False
+        return True
+
+    async def close_all(self, reason: str) -> None:
+        for table_id in list(self.tables):
+            await self.close_table(table_id, reason)
+        for conn in list(self.connections):
+            await conn.shut(reason)
+
+
+class Connection:
+    """One peer's frames (see the module docstring)."""
+
+    _counter = 0
+
+    def __init__(self, hub: Hub, link: Link, *, admin: bool) -> None:
+        Connection._counter += 1
+        self.id = f"c{Connection._counter}"
+        self.hub = hub
+        self.link = link
+        self.admin_allowed = admin
+        self.role = Role.NEW
+        self.guard = FloodGuard(hub.limits.flood_burst, hub.limits.flood_per_second)
+        self.session: BotSession | None = None
+        self.pipe: SeatPipe | None = None
+        self.tables: set[str] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._timer: asyncio.TimerHandle | None = None
+        self.log = log.bind(conn=self.id, peer=link.peer, transport=link.transport)
+
+    def start_hello_timer(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(self.hub.limits.hello_timeout_s, self._hello_expired)
+
+    def _hello_expired(self) -> None:
+        if self.role is Role.NEW:
+            self._spawn(self._expire())
+
+    async def _expire(self) -> None:
+        await self._send(Error(code=ErrorCode.NOT_EXPECTED, text="no hello in time"))
+        await self.shut("no hello in time")
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _send(self, message: WireModel) -> None:
+        await self.link.send(message.model_dump_json(exclude_none=True))
+
+    async def _bad(self, code: ErrorCode, text: str, seq: int | None = None) -> None:
+        """Answer a bad frame; close the connection once they come too fast."""
+        await self._send(Error(code=code, text=text, seq=seq))
+        if self.guard.strike():
+            self.log.warning("flood", role=self.role.value)
+            await self._send(Error(code=ErrorCode.FLOOD, text="too many bad messages; goodbye"))
+            await self.shut("flood")
+
+    # -- frames -----------------------------------------------------------------------------
+
+    async def feed(self, raw: str | bytes) -> None:
+        try:
+            if self.role is Role.SEAT and self.pipe is not None:
+                await self.pipe.feed(raw)
+            elif self.role is Role.BOT:
+                await self._bot_frame(raw)
+            elif self.role is Role.ADMIN:
+                await self._admin_frame(raw)
+            elif self.role is Role.NEW:
+                await self._first_frame(raw)
+        except Exception as exc:  # the last guard: a server bug must not end the server
+            self.log.exception("frame_handler_failed", error=repr(exc))
+            await self._send(Error(code=ErrorCode.INTERNAL, text="internal server error"))
+
+    async def _first_frame(self, raw: str | bytes) -> None:
+        if self.admin_allowed:
+            if len(raw) > self.hub.limits.max_admin_bytes:
+                await self._bad(ErrorCode.TOO_LARGE, "message too large")
+                return
+            try:
+                data = json.loads(raw)
+            except (ValueError, UnicodeDecodeError):
+                data = None
+            if isinstance(data, dict) and data.get("type") in ADMIN_TYPES:
+                await self._admin_frame(raw)
+                return
+        await self._bot_frame(raw)
+
+    async def _bot_frame(self, raw: str | bytes) -> None:
+        try:
+            message = parse_message(raw, self.hub.limits.max_bot_bytes)
+        except ProtocolError as exc:
+            await self._bad(exc.code, exc.text)
+            return
+        session = self.session
+        if isinstance(message, Action) and session is not None:
+            error = await session.from_bot(message)
+            if error is not None:
+                await self._bad(error.code, error.text, error.seq)
+        elif isinstance(message, Hello) and self.role is Role.NEW:
+            await self._hello(message)
+        elif isinstance(message, Bye) and session is not None:
+            await self.shut(f"bye from the bot: {message.reason}")
+        elif self.role is Role.NEW:
+            await self._bad(ErrorCode.NOT_EXPECTED, "say hello first")
+        else:
+            await self._bad(
+                ErrorCode.NOT_EXPECTED, f"a bot sends action or bye here, not {message.type}"
+            )
+
+    async def _hello(self, hello: Hello) -> None:
+        admitted = await self.hub.lobby.admit(hello, self.link)
+        if isinstance(admitted, Error):
+            await self._send(admitted)
+            await self.shut(admitted.text)
+            return
+        self.role = Role.BOT
+        self.session = admitted.session
+        self._cancel_timer()
+        self.log = self.log.bind(bot=hello.name, session=admitted.session.session_id)
+        await self._send(admitted.welcome())
+        if admitted.resumed:
+            await admitted.session.resume(self.link)
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    async def _admin_frame(self, raw: str | bytes) -> None:
+        try:
+            message = parse_admin(raw, self.hub.limits.max_admin_bytes)
+        except ProtocolError as exc:
+            await self._bad(exc.code, exc.text)
+            return
+        if self.role is Role.NEW:
+            if isinstance(message, AdminHello):
+                await self._admin_hello(message)
+            elif isinstance(message, Attach):
+                await self._attach(message)
+            else:
+                await self._bad(ErrorCode.NOT_EXPECTED, "say admin_hello or attach first")
+        elif isinstance(message, OpenTable):
+            self._spawn(self._open_table(message))
+        elif isinstance(message, CloseTable):
+            if message.table in self.tables:
+                self.tables.discard(message.table)
+                await self.hub.close_table(message.table, "closed by its admin")
+            await self._send(TableClosed(table=message.table, reason="closed by its admin"))
+        elif isinstance(message, StatusQuery):
+            await self._send(self.hub.status())
+        elif isinstance(message, Bye):
+            await self.shut("bye from the admin")
+        else:
+            await self._bad(ErrorCode.NOT_EXPECTED, f"not expected here: {message.type}")
+
+    async def _admin_hello(self, hello: AdminHello) -> None:
+        if not NAME_PATTERN.match(hello.name) or not self.hub.tokens.check_admin(
+            hello.name, hello.token
+        ):
+            self.log.warning("admin_auth_failed", admin=hello.name)
+            await self._send(
+                Error(code=ErrorCode.AUTH_FAILED, text=f"unknown token for admin {hello.name}")
+            )
+            await self.shut("auth failed")
+            return
+        self.role = Role.ADMIN
+        self._cancel_timer()
+        self.log = self.log.bind(admin=hello.name)
+        await self._send(AdminWelcome(name=hello.name, session=self.id))
+
+    async def _open_table(self, request: OpenTable) -> None:
+        reply = await self.hub.open_table(request, self)
+        if self.role is not Role.ADMIN and isinstance(reply, TableOpened):
+            await self.hub.close_table(reply.table, "its admin left before it opened")
+            return
+        await self._send(reply)
+
+    async def _attach(self, attach: Attach) -> None:
+        table = self.hub.tables.get(attach.table)
+        if table is None:
+            await self._send(Error(code=ErrorCode.AUTH_FAILED, text="no such table"))
+            await self.shut("attach to an unknown table")
+            return
+        pipe = table.attach(attach.slot, attach.key, self.link)
+        if isinstance(pipe, Error):
+            await self._send(pipe)
+            await self.shut(pipe.text)
+            return
+        self.role = Role.SEAT
+        self.pipe = pipe
+        self._cancel_timer()
+        self.log = self.log.bind(table=table.id, slot=attach.slot, bot=pipe.session.name)
+        await self._send(Attached(table=table.id, slot=attach.slot, bot=pipe.session.name))
+
+    # -- the end ----------------------------------------------------------------------------
+
+    async def lost(self) -> None:
+        """The transport reports the link gone (after `shut`, or on its own)."""
+        role, self.role = self.role, Role.CLOSED
+        self._cancel_timer()
+        self.hub.connections.discard(self)
+        for task in list(self._tasks):
+            task.cancel()
+        if role is Role.BOT and self.session is not None:
+            await self.hub.lobby.link_lost(self.session, self.link)
+        elif role is Role.ADMIN:
+            for table_id in list(self.tables):
+                await self.hub.close_table(table_id, "its admin disconnected")
+            self.tables.clear()
+        elif role is Role.SEAT and self.pipe is not None:
+            await self.hub.close_table(self.pipe.table.id, f"slot {self.pipe.slot} detached")
+
+    async def shut(self, reason: str) -> None:
+        """Say bye (where that makes sense) and close the link."""
+        if self.role is Role.CLOSED:
+            return
+        if self.role in (Role.BOT, Role.ADMIN):
+            await self.link.send(encode(Bye(reason=reason)))
+        await self.link.close(reason)
+        await self.lost()

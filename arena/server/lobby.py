@@ -1,0 +1,144 @@
+"""The lobby: who is connected, who may log in, and waiting for the bots a table needs."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import structlog
+
+from arena.server.auth import NAME_PATTERN, TokenStore
+from arena.server.sessions import DEFAULT_MISSED_CAP, BotSession, Link, SessionState
+from protocol.messages import Error, ErrorCode, Hello, Welcome
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """A hello the lobby accepted: the session, and whether it is a resumed one."""
+
+    session: BotSession
+    resumed: bool
+
+    def welcome(self) -> Welcome:
+        return Welcome(
+            name=self.session.name,
+            session=self.session.session_id,
+            resume_token=self.session.resume_token,
+        )
+
+
+class Lobby:
+    """Every live bot session by name; the one place that admits, resumes and reserves bots."""
+
+    def __init__(self, tokens: TokenStore, missed_cap: int = DEFAULT_MISSED_CAP) -> None:
+        self.tokens = tokens
+        self.missed_cap = missed_cap
+        self.sessions: dict[str, BotSession] = {}
+        self.draining = False
+        self._changed = asyncio.Condition()
+
+    async def notify(self) -> None:
+        """Wake every table waiting for bots: something in the lobby changed."""
+        async with self._changed:
+            self._changed.notify_all()
+
+    def _live(self, name: str) -> BotSession | None:
+        session = self.sessions.get(name)
+        if session is not None and session.state is SessionState.CLOSED:
+            del self.sessions[name]
+            return None
+        return session
+
+    async def admit(self, hello: Hello, link: Link) -> Admitted | Error:
+        """Check a hello; an `Error` means: send it and close the connection."""
+        if not NAME_PATTERN.match(hello.name):
+            return Error(
+                code=ErrorCode.AUTH_FAILED,
+                text=f"bad name {hello.name!r}: 1-64 of A-Z a-z 0-9 _ . -",
+            )
+        if not self.tokens.check_bot(hello.name, hello.token):
+            log.warning("auth_failed", bot=hello.name, peer=link.peer)
+            return Error(code=ErrorCode.AUTH_FAILED, text=f"unknown token for bot {hello.name}")
+        session = self._live(hello.name)
+        if session is not None:
+            if hello.resume is not None and hello.resume == session.resume_token:
+                await session.resume(link)
+                return Admitted(session, resumed=True)
+            if session.state is SessionState.ABSENT and not self.tokens.open:
+                # The token already proves who this is: a restarted bot that lost its resume
+                # token still gets its seat back.
+                await session.resume(link)
+                return Admitted(session, resumed=True)
+            why = "resume token does not match" if hello.resume else "send hello.resume"
+            return Error(
+                code=ErrorCode.AUTH_FAILED,
+                text=f"bot {hello.name} already has a session ({session.state.value}); {why}",
+            )
+        if hello.resume is not None:
+            return Error(
+                code=ErrorCode.AUTH_FAILED,
+                text=f"no session of {hello.name} to resume (its table has closed)",
+            )
+        if self.draining:
+            return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
+        session = BotSession(hello.name, hello.games, link, self.missed_cap)
+        self.sessions[hello.name] = session
+        session.log.info("bot_joined", games=list(hello.games), transport=link.transport)
+        await self.notify()
+        return Admitted(session, resumed=False)
+
+    async def link_lost(self, session: BotSession, link: Link) -> None:
+        await session.link_lost(link)
+        if session.state is SessionState.CLOSED:
+            self._live(session.name)
+            await self.notify()
+
+    def release(self, session: BotSession) -> None:
+        session.unseat()
+        self._live(session.name)
+
+    def _missing(self, names: Sequence[str], game: str) -> tuple[list[str], list[str]]:
+        """Names not yet available, and problems no wait can fix."""
+        waiting: list[str] = []
+        fatal: list[str] = []
+        for name in names:
+            session = self._live(name)
+            if session is None or session.state is not SessionState.LOBBY:
+                waiting.append(name)
+            elif game not in session.games:
+                fatal.append(f"{name} does not play {game} (it plays {', '.join(session.games)})")
+        return waiting, fatal
+
+    async def reserve(
+        self, names: Sequence[str], game: str, timeout_s: float
+    ) -> list[BotSession] | Error:
+        """Wait until every named bot is in the lobby, then take them all at once."""
+        if len(set(names)) != len(names):
+            return Error(code=ErrorCode.BAD_MESSAGE, text="a bot can take only one seat")
+        for name in names:
+            if not NAME_PATTERN.match(name):
+                return Error(code=ErrorCode.BAD_MESSAGE, text=f"bad bot name {name!r}")
+        waiting: list[str] = []
+
+        def ready() -> bool:
+            nonlocal waiting
+            waiting, fatal = self._missing(names, game)
+            return bool(fatal) or not waiting or self.draining
+
+        try:
+            async with asyncio.timeout(timeout_s), self._changed:
+                await self._changed.wait_for(ready)
+        except TimeoutError:
+            return Error(
+                code=ErrorCode.LATE,
+                text=f"bots not available within {timeout_s * 1000:.0f} ms: {', '.join(waiting)}",
+            )
+        if self.draining:
+            return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
+        waiting, fatal = self._missing(names, game)
+        if fatal:
+            return Error(code=ErrorCode.BAD_MESSAGE, text="; ".join(fatal))
+        return [self.sessions[name] for name in names]

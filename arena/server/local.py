@@ -1,0 +1,59 @@
+"""Seats for a referee that runs inside the server process (benchmarks, embedded tournaments).
+
+`LocalSeat` is both the referee's `Seat` and the session's `SeatSink`: messages go from the
+referee to the bot's link with one encoding and no seat connection in between, so a match pays
+one network hop per message instead of two. Everything else — auth, binding, absent bots,
+resume — is the same code a remote referee goes through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from arena.server.sessions import BotSession, Frame
+from arena.transports.base import SeatFailure
+from protocol.messages import Action, Error, ErrorCode, Event, Request
+
+
+class LocalSeat:
+    """The `Seat` of one slot of a table, for a referee in the server's own event loop."""
+
+    def __init__(self, session: BotSession) -> None:
+        self.session = session
+        self.bot = session.name
+        self._pending: tuple[int, asyncio.Future[Action]] | None = None
+        self._closed: str | None = None
+
+    async def send(self, message: Event | Error) -> None:
+        if self._closed is None:
+            await self.session.to_bot(Frame.of(message))
+
+    async def ask(self, request: Request) -> Action:
+        if self._closed is not None:
+            raise SeatFailure(ErrorCode.LATE, f"no answer: {self._closed}")
+        future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
+        self._pending = (request.seq, future)
+        try:
+            await self.session.to_bot(Frame.of(request))
+            return await future
+        finally:
+            self._pending = None
+
+    def _settle(self, seq: int | None, outcome: Action | SeatFailure) -> None:
+        pending = self._pending
+        if pending is None or pending[1].done() or seq not in (None, pending[0]):
+            return
+        if isinstance(outcome, Action):
+            pending[1].set_result(outcome)
+        else:
+            pending[1].set_exception(outcome)
+
+    async def answer(self, action: Action) -> None:
+        self._settle(action.seq, action)
+
+    async def fail(self, seq: int, text: str) -> None:
+        self._settle(seq, SeatFailure(ErrorCode.LATE, text))
+
+    async def detach(self, reason: str) -> None:
+        self._closed = reason
+        self._settle(None, SeatFailure(ErrorCode.LATE, f"no answer: {reason}"))

@@ -1,0 +1,170 @@
+"""Play a match through a server: `remote_seats` opens a table and hands back one `Seat` per bot.
+
+The match code does not change: whatever plays with in-process seats plays with these. The
+referee stays in the calling process (and so does the record); the server seats the named bots,
+waits up to the start timeout for absent ones, and relays each seat's messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from arena.errors import ArenaError
+from arena.games.registry import canonical_name
+from arena.server.wire import (
+    AdminAny,
+    AdminHello,
+    AdminWelcome,
+    Attach,
+    Attached,
+    CloseTable,
+    OpenTable,
+    StatusQuery,
+    StatusReport,
+    TableOpened,
+    encode_admin,
+    parse_admin,
+)
+from arena.transports.websocket import WebSocketSeat
+from protocol.codec import MAX_MESSAGE_BYTES, ProtocolError
+from protocol.messages import Bye, Error
+
+ADMIN_NAME_ENV = "ARENA_ADMIN_NAME"
+ADMIN_TOKEN_ENV = "ARENA_ADMIN_TOKEN"
+CONNECT_TIMEOUT_S = 10.0
+REPLY_TIMEOUT_S = 10.0
+
+
+class RemoteTableError(ArenaError):
+    """The server could not be reached, refused us, or could not seat the bots."""
+
+
+def admin_credentials(name: str | None, token: str | None) -> tuple[str, str | None]:
+    """Explicit values first, then ``ARENA_ADMIN_NAME`` / ``ARENA_ADMIN_TOKEN``."""
+    return (
+        name or os.environ.get(ADMIN_NAME_ENV) or "admin",
+        token if token is not None else os.environ.get(ADMIN_TOKEN_ENV),
+    )
+
+
+async def _connect(url: str) -> ClientConnection:
+    try:
+        return await connect(
+            url,
+            compression=None,
+            max_size=MAX_MESSAGE_BYTES + 4096,
+            open_timeout=CONNECT_TIMEOUT_S,
+            close_timeout=2.0,
+        )
+    except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
+        raise RemoteTableError(f"cannot reach the server at {url}: {exc}") from None
+
+
+async def _reply(connection: ClientConnection, timeout_s: float) -> AdminAny:
+    try:
+        async with asyncio.timeout(timeout_s):
+            frame = await connection.recv()
+        return parse_admin(frame, MAX_MESSAGE_BYTES)
+    except TimeoutError:
+        raise RemoteTableError(f"the server did not answer within {timeout_s:.0f} s") from None
+    except ConnectionClosed as exc:
+        raise RemoteTableError(f"the server closed the connection: {exc}") from None
+    except ProtocolError as exc:
+        raise RemoteTableError(f"unreadable reply from the server: {exc.text}") from None
+
+
+def _refused(reply: AdminAny, doing: str) -> RemoteTableError:
+    if isinstance(reply, Error):
+        return RemoteTableError(f"{doing}: {reply.code.value}: {reply.text}")
+    if isinstance(reply, Bye):
+        return RemoteTableError(f"{doing}: the server said bye ({reply.reason})")
+    return RemoteTableError(f"{doing}: unexpected reply {reply.type}")
+
+
+async def _control(url: str, admin: str | None, token: str | None) -> ClientConnection:
+    name, secret = admin_credentials(admin, token)
+    control = await _connect(url)
+    await control.send(encode_admin(AdminHello(name=name, token=secret)))
+    reply = await _reply(control, REPLY_TIMEOUT_S)
+    if not isinstance(reply, AdminWelcome):
+        await control.close()
+        raise _refused(reply, f"admin {name}")
+    return control
+
+
+@asynccontextmanager
+async def remote_seats(
+    url: str,
+    bot_names: Sequence[str],
+    *,
+    game: str,
+    admin: str | None = None,
+    token: str | None = None,
+    start_timeout_s: float = 30.0,
+    label: str = "",
+) -> AsyncIterator[list[WebSocketSeat]]:
+    """Seat ``bot_names`` at a new table of ``game`` on the server at ``url``: one `Seat` per
+    name, in that order (the match decides which game seat each plays in each game).
+
+    Waits up to ``start_timeout_s`` for bots that are not connected yet. The table closes (and
+    the bots return to the lobby) when the block exits. Raises `RemoteTableError` with the
+    server's reason when the table cannot be opened.
+    """
+    kind = canonical_name(game)
+    async with AsyncExitStack() as stack:
+        control = await _control(url, admin, token)
+        stack.push_async_callback(control.close)
+        await control.send(
+            encode_admin(
+                OpenTable(
+                    game=kind,
+                    bots=list(bot_names),
+                    start_timeout_ms=round(start_timeout_s * 1000),
+                    label=label,
+                )
+            )
+        )
+        opened = await _reply(control, start_timeout_s + REPLY_TIMEOUT_S)
+        if not isinstance(opened, TableOpened):
+            raise _refused(opened, f"opening a {kind} table for {', '.join(bot_names)}")
+        seats: list[WebSocketSeat] = []
+        for ticket in opened.seats:
+            connection = await _connect(url)
+            stack.push_async_callback(connection.close)
+            await connection.send(
+                encode_admin(Attach(table=opened.table, slot=ticket.slot, key=ticket.key))
+            )
+            attached = await _reply(connection, REPLY_TIMEOUT_S)
+            if not isinstance(attached, Attached):
+                raise _refused(attached, f"attaching slot {ticket.slot}")
+            seat = WebSocketSeat(connection, slot=ticket.slot, bot=ticket.bot)
+            stack.push_async_callback(seat.aclose)
+            seats.append(seat)
+        try:
+            yield seats
+        finally:
+            for seat in seats:
+                seat.retire()
+            with suppress(ConnectionClosed):
+                await control.send(encode_admin(CloseTable(table=opened.table)))
+
+
+async def server_status(
+    url: str, *, admin: str | None = None, token: str | None = None
+) -> StatusReport:
+    """The server's lobby and tables (``arena serve status``, tests waiting for bots)."""
+    control = await _control(url, admin, token)
+    try:
+        await control.send(encode_admin(StatusQuery()))
+        reply = await _reply(control, REPLY_TIMEOUT_S)
+        if not isinstance(reply, StatusReport):
+            raise _refused(reply, "status")
+        return reply
+    finally:
+        await control.close()

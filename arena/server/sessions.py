@@ -1,0 +1,329 @@
+"""A bot's session on the server: its link, its seat, its pending request, what it missed.
+
+A session outlives its connection: when a seated bot's link drops, the session turns ``absent``,
+the referee is told at once (so the engine's fallback plays without waiting out the deadline), and
+every message for the seat is kept until the bot comes back with its resume token.
+
+    lobby ──seat──▶ seated ──link lost──▶ absent ──resume──▶ seated
+      ▲                │                     │
+      └────unseat──────┘                     └──unseat──▶ closed
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+import structlog
+
+from protocol.codec import encode
+from protocol.games.common import GameStart
+from protocol.messages import Action, Error, ErrorCode, Event, Request
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_MISSED_CAP = 100_000
+"""Events kept for an absent bot; a 384-hand mahjong match sends one bot about 60,000."""
+
+
+class Link(Protocol):
+    """One live connection to a peer, whatever carries it."""
+
+    transport: str
+    peer: str
+
+    async def send(self, text: str, *, urgent: bool = True) -> bool:
+        """Deliver one frame; False when the link is gone (never raises). A frame that is not
+        ``urgent`` may wait, in order, for the end of the event loop's turn or the next urgent
+        frame, so a burst of events costs one write."""
+        ...
+
+    async def close(self, reason: str) -> None:
+        """Close the link; idempotent."""
+        ...
+
+
+class SeatSink(Protocol):
+    """The referee's side of a bot's slot: a seat connection (``attach``), or a `LocalSeat`
+    when the referee runs inside the server."""
+
+    async def answer(self, action: Action) -> None:
+        """Hand the bot's checked action to the referee."""
+        ...
+
+    async def fail(self, seq: int, text: str) -> None:
+        """The pending request ``seq`` will get no answer: tell the referee now."""
+        ...
+
+    async def detach(self, reason: str) -> None:
+        """The table is closing."""
+        ...
+
+
+class SessionState(StrEnum):
+    LOBBY = "lobby"
+    SEATED = "seated"
+    ABSENT = "absent"
+    CLOSED = "closed"
+
+
+class SessionStateError(RuntimeError):
+    """A session method was called in a state where it makes no sense (a server bug)."""
+
+
+@dataclass(slots=True)
+class Binding:
+    table: str
+    slot: int
+    sink: SeatSink | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """The request awaiting this bot's answer. Its ``seat`` is the game seat, which may differ
+    from game to game (mahjong rotates players through the seats)."""
+
+    seq: int
+    seat: int | None
+    match: str | None
+    game: str | None
+
+
+class FloodGuard:
+    """A token bucket of bad frames: ``burst`` at once, then ``per_second`` refill."""
+
+    def __init__(self, burst: int = 20, per_second: float = 2.0) -> None:
+        self.burst = burst
+        self.per_second = per_second
+        self._tokens = float(burst)
+        self._stamp = time.monotonic()
+
+    def strike(self) -> bool:
+        """Count one bad frame; True when the peer has gone over the limit."""
+        now = time.monotonic()
+        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.per_second)
+        self._stamp = now
+        self._tokens -= 1
+        return self._tokens < 0
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One message from the referee for a bot: its text, and what the server reads of it."""
+
+    text: str
+    kind: str
+    seq: int | None = None
+    seat: int | None = None
+    match: str | None = None
+    game: str | None = None
+    game_start: bool = False
+
+    @classmethod
+    def of(cls, message: Event | Error | Request) -> Frame:
+        return cls(
+            encode(message),
+            message.type,
+            message.seq,
+            message.seat,
+            message.match,
+            message.game,
+            isinstance(message, Event) and isinstance(message.payload, GameStart),
+        )
+
+    @classmethod
+    def read(cls, text: str) -> Frame | None:
+        """A frame from a seat connection; None when it is not a JSON object."""
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(data, dict):
+            return None
+        payload = data.get("payload")
+
+        def typed(key: str, kind: type) -> Any:
+            value = data.get(key)
+            return value if isinstance(value, kind) and not isinstance(value, bool) else None
+
+        return cls(
+            text,
+            str(data.get("type")),
+            typed("seq", int),
+            typed("seat", int),
+            typed("match", str),
+            typed("game", str),
+            isinstance(payload, dict) and payload.get("kind") == "game_start",
+        )
+
+
+class BotSession:
+    """One bot known to the server (see the module docstring for its states).
+
+    The journal holds the events of the game in progress (from its ``game_start``) and, while
+    the bot is absent, every event after that. A resumed bot gets the whole journal: events lost
+    with a dying connection are in it, at the price of repeating some the bot saw — harmless to
+    a bot that rebuilds its view at ``game_start``, as the protocol asks.
+    """
+
+    def __init__(
+        self, name: str, games: Sequence[str], link: Link, missed_cap: int = DEFAULT_MISSED_CAP
+    ) -> None:
+        self.name = name
+        self.games = tuple(games)
+        self.link: Link | None = link
+        self.transport = link.transport
+        self.session_id = secrets.token_hex(6)
+        self.resume_token = secrets.token_urlsafe(24)
+        self.state = SessionState.LOBBY
+        self.binding: Binding | None = None
+        self.journal: list[str] = []
+        self.journal_cap = missed_cap
+        self.dropped = 0
+        self._pending: _Pending | None = None
+        self.log = log.bind(bot=name, session=self.session_id)
+
+    def __repr__(self) -> str:
+        return f"BotSession({self.name!r}, {self.state.value})"
+
+    # -- the table's side -------------------------------------------------------------------
+
+    def seat_at(self, table: str, slot: int) -> None:
+        if self.state is not SessionState.LOBBY:
+            raise SessionStateError(f"cannot seat {self.name}: it is {self.state.value}")
+        self.state = SessionState.SEATED
+        self.binding = Binding(table, slot)
+        self.log = self.log.bind(table=table, slot=slot)
+
+    def unseat(self) -> None:
+        """The table closed: a connected bot returns to the lobby, an absent one is forgotten."""
+        self.binding = None
+        self._pending = None
+        self.journal.clear()
+        self.dropped = 0
+        self.log = log.bind(bot=self.name, session=self.session_id)
+        if self.state is SessionState.SEATED:
+            self.state = SessionState.LOBBY
+        elif self.state is SessionState.ABSENT:
+            self.state = SessionState.CLOSED
+
+    async def to_bot(self, frame: Frame) -> None:
+        """A frame from the referee for this bot."""
+        binding = self.binding
+        if binding is None:
+            return
+        if frame.kind == "event":
+            if frame.game_start and self.state is SessionState.SEATED:
+                self.journal.clear()
+                self.dropped = 0
+            self._remember(frame.text)
+        elif frame.kind == "request" and frame.seq is not None:
+            if self.state is not SessionState.SEATED or self.link is None:
+                if binding.sink is not None:
+                    why = f"bot {self.name} is disconnected; the referee plays its fallback"
+                    await binding.sink.fail(frame.seq, why)
+                return
+            self._pending = _Pending(frame.seq, frame.seat, frame.match, frame.game)
+        elif frame.kind == "error" and self._pending is not None and frame.seq == self._pending.seq:
+            # The referee gave up on that request (late answer): a later action for it is stale.
+            self._pending = None
+        link = self.link
+        if (
+            self.state is SessionState.SEATED
+            and link is not None
+            and not await link.send(frame.text, urgent=frame.kind != "event")
+        ):
+            await self.link_lost(link)
+
+    def _remember(self, text: str) -> None:
+        if len(self.journal) >= self.journal_cap:
+            half = len(self.journal) // 2
+            del self.journal[:half]
+            self.dropped += half
+        self.journal.append(text)
+
+    # -- the bot's side ---------------------------------------------------------------------
+
+    async def from_bot(self, action: Action) -> Error | None:
+        """The bot's action: forwarded to the referee, or the error to send back to the bot."""
+        binding = self.binding
+        pending = self._pending
+        if self.state is not SessionState.SEATED or binding is None:
+            return Error(code=ErrorCode.NOT_EXPECTED, text="you are not seated", seq=action.seq)
+        if pending is None or binding.sink is None:
+            return Error(code=ErrorCode.NOT_EXPECTED, text="no request is pending", seq=action.seq)
+        if action.seat is not None and action.seat != pending.seat:
+            return Error(
+                code=ErrorCode.BAD_MESSAGE,
+                text=f"you play seat {pending.seat}, not seat {action.seat}",
+                seq=action.seq,
+            )
+        if action.seq != pending.seq:
+            return Error(
+                code=ErrorCode.STALE_SEQ,
+                text=f"action for seq {action.seq}; the pending request is seq {pending.seq}",
+                seq=action.seq,
+            )
+        self._pending = None
+        await binding.sink.answer(
+            Action(
+                match=pending.match,
+                game=pending.game,
+                seat=pending.seat,
+                seq=pending.seq,
+                action=action.action,
+            )
+        )
+        return None
+
+    async def _abandon_pending(self, why: str) -> None:
+        pending, self._pending = self._pending, None
+        binding = self.binding
+        if pending is not None and binding is not None and binding.sink is not None:
+            await binding.sink.fail(pending.seq, f"bot {self.name} {why}")
+
+    async def link_lost(self, link: Link) -> None:
+        """``link`` dropped. Only the current link counts: an old one closing after a resume is
+        not this session's loss."""
+        if link is not self.link:
+            return
+        self.link = None
+        if self.state is SessionState.LOBBY:
+            self.state = SessionState.CLOSED
+            self.log.info("bot_left")
+        elif self.state is SessionState.SEATED:
+            self.state = SessionState.ABSENT
+            self.log.warning("bot_absent")
+            await self._abandon_pending("disconnected; the referee plays its fallback")
+
+    async def resume(self, link: Link) -> None:
+        """Rebind to a new link (the welcome is already sent) and replay the journal."""
+        if self.state is SessionState.CLOSED:
+            raise SessionStateError(f"cannot resume {self.name}: the session is closed")
+        old, self.link = self.link, link
+        self.transport = link.transport
+        if old is not None and old is not link:
+            # The same bot on a fresh connection: the old one would only confuse it.
+            await old.close("replaced by a resumed connection")
+        if self.binding is None:
+            return
+        # A request in flight on the old link will never be answered: fall back now.
+        await self._abandon_pending("reconnected while a request was pending")
+        self.state = SessionState.ABSENT
+        if self.dropped:
+            notice = f"{self.dropped} oldest events of your absence were dropped"
+            await link.send(encode(Error(code=ErrorCode.INTERNAL, text=notice)))
+        # Absent while replaying: events arriving meanwhile join the journal and are sent too.
+        sent = 0
+        while sent < len(self.journal):
+            if not await link.send(self.journal[sent], urgent=False):
+                self.link = None
+                return
+            sent += 1
+        self.state = SessionState.SEATED
+        self.log.info("bot_resumed", transport=link.transport, replayed=sent)

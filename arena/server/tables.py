@@ -1,0 +1,131 @@
+"""Tables: a group of seated bots, and the seat connections that carry the referee's messages.
+
+A table belongs to the admin connection that opened it and lives until that connection closes it
+(or drops). Each bot (each *slot* of the table) is reached through one ``attach``-ed connection:
+frames from the referee are forwarded to the bot as they are (the server reads only their type,
+seq and seat), and the bot's checked actions come back the same way. A bot can never see or act
+for another: its session is bound to its slot's connection alone, and an action is accepted only
+for the request pending on that connection, in the game seat that request named.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from enum import StrEnum
+
+import structlog
+
+from arena.server.lobby import Lobby
+from arena.server.sessions import BotSession, Frame, Link, SeatSink
+from arena.server.wire import SeatTicket, TableStatus
+from protocol.codec import encode
+from protocol.messages import Action, Error, ErrorCode
+
+log = structlog.get_logger(__name__)
+
+
+class TableState(StrEnum):
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class SeatPipe:
+    """The referee's connection for one seat; the `SeatSink` of that seat's session."""
+
+    def __init__(self, table: Table, slot: int, link: Link) -> None:
+        self.table = table
+        self.slot = slot
+        self.link = link
+        self.session = table.sessions[slot]
+
+    async def answer(self, action: Action) -> None:
+        await self.link.send(encode(action))
+
+    async def detach(self, reason: str) -> None:
+        await self.link.close(reason)
+
+    async def fail(self, seq: int, text: str) -> None:
+        # ``late`` is the protocol's code for "no action before the deadline": an absent bot's
+        # answer will not come at all, so the referee treats it the same way.
+        await self.link.send(
+            encode(
+                Error(
+                    code=ErrorCode.LATE,
+                    text=text,
+                    seq=seq,
+                )
+            )
+        )
+
+    async def feed(self, raw: str | bytes) -> None:
+        """One frame from the referee, for this slot's bot."""
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        frame = Frame.read(text)
+        if frame is None:
+            await self.link.send(
+                encode(Error(code=ErrorCode.BAD_JSON, text="seat frames are JSON objects"))
+            )
+            return
+        await self.session.to_bot(frame)
+
+
+class Table:
+    """Seated bots for one match (see the module docstring)."""
+
+    def __init__(self, game: str, sessions: Sequence[BotSession], label: str, owner: str) -> None:
+        self.id = secrets.token_hex(4)
+        self.game = game
+        self.label = label
+        self.owner = owner
+        self.sessions = list(sessions)
+        self.keys = [secrets.token_urlsafe(16) for _ in sessions]
+        self.sinks: dict[int, SeatSink] = {}
+        self.state = TableState.OPEN
+        self.log = log.bind(table=self.id, game_kind=game)
+        for slot, session in enumerate(self.sessions):
+            session.seat_at(self.id, slot)
+
+    def tickets(self) -> list[SeatTicket]:
+        return [
+            SeatTicket(slot=slot, bot=session.name, key=self.keys[slot])
+            for slot, session in enumerate(self.sessions)
+        ]
+
+    def status(self) -> TableStatus:
+        return TableStatus(
+            table=self.id,
+            game=self.game,
+            bots=[session.name for session in self.sessions],
+            label=self.label,
+        )
+
+    def attach(self, slot: int, key: str, link: Link) -> SeatPipe | Error:
+        if self.state is not TableState.OPEN:
+            return Error(code=ErrorCode.NOT_EXPECTED, text=f"table {self.id} is closed")
+        if not 0 <= slot < len(self.sessions) or not secrets.compare_digest(key, self.keys[slot]):
+            return Error(code=ErrorCode.AUTH_FAILED, text="no such slot, or a wrong key")
+        if slot in self.sinks:
+            return Error(code=ErrorCode.NOT_EXPECTED, text=f"slot {slot} is already attached")
+        pipe = SeatPipe(self, slot, link)
+        self.bind(slot, pipe)
+        return pipe
+
+    def bind(self, slot: int, sink: SeatSink) -> None:
+        """``sink`` now receives the answers of the bot in ``slot``."""
+        self.sinks[slot] = sink
+        binding = self.sessions[slot].binding
+        if binding is not None:
+            binding.sink = sink
+
+    async def close(self, lobby: Lobby, reason: str) -> None:
+        if self.state is TableState.CLOSED:
+            return
+        self.state = TableState.CLOSED
+        for session in self.sessions:
+            lobby.release(session)
+        for sink in self.sinks.values():
+            await sink.detach(reason)
+        self.sinks.clear()
+        await lobby.notify()
+        self.log.info("table_closed", reason=reason)

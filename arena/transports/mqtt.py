@@ -1,0 +1,213 @@
+"""MQTT: bots reach the server through a broker; each bot connection has its own topic pair.
+
+Topic tree (docs/NETWORK.md)::
+
+    arena/v1/bots/<name>/<conn>/up     bot → server: hello, action, bye        (QoS 1)
+    arena/v1/bots/<name>/<conn>/down   server → bot: welcome, event, request,  (QoS 1)
+                                       error, bye
+
+``<name>`` is the bot's name and ``<conn>`` a fresh id the bot picks for each connection (its MQTT
+client id). Once seated, that pair is the seat's channel in each direction. A bot sets its will
+to a ``bye`` on its up topic, so the broker tells the server at once when the bot's connection
+dies; a will from an older connection concerns only that connection's topics.
+
+`MqttBridge` is the server's single MQTT client: it feeds every up topic to the `Hub` like a
+websocket connection. `start_embedded_broker` runs an amqtt broker in-process for a server
+started without a broker to talk to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import secrets
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiomqtt
+import structlog
+
+from arena.errors import ArenaError
+from arena.server.hub import Connection, Hub, Role
+
+log = structlog.get_logger(__name__)
+
+TOPIC_ROOT = "arena/v1/bots"
+UP_FILTER = f"{TOPIC_ROOT}/+/+/up"
+QOS = 1
+DEFAULT_PORT = 1883
+_LEVEL = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+class MqttConfigError(ArenaError, ValueError):
+    """An MQTT URL or broker set-up the server cannot use."""
+
+
+def up_topic(name: str, conn: str) -> str:
+    return f"{TOPIC_ROOT}/{name}/{conn}/up"
+
+
+def down_topic(name: str, conn: str) -> str:
+    return f"{TOPIC_ROOT}/{name}/{conn}/down"
+
+
+def parse_up_topic(topic: str) -> tuple[str, str] | None:
+    """``(name, conn)`` of an up topic, or None for anything else."""
+    parts = topic.split("/")
+    if len(parts) != 6 or "/".join(parts[:3]) != TOPIC_ROOT or parts[5] != "up":
+        return None
+    name, conn = parts[3], parts[4]
+    if not (_LEVEL.match(name) and _LEVEL.match(conn)):
+        return None
+    return name, conn
+
+
+def parse_mqtt_url(url: str) -> tuple[str, int]:
+    """``mqtt://host[:port]`` → (host, port)."""
+    parts = urlsplit(url)
+    if parts.scheme != "mqtt" or not parts.hostname:
+        raise MqttConfigError(f"{url!r}: expected mqtt://HOST[:PORT]")
+    return parts.hostname, parts.port or DEFAULT_PORT
+
+
+async def broker_reachable(host: str, port: int, timeout_s: float = 2.0) -> bool:
+    try:
+        async with asyncio.timeout(timeout_s):
+            _reader, writer = await asyncio.open_connection(host, port)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    await writer.wait_closed()
+    return True
+
+
+async def start_embedded_broker(host: str, port: int) -> Any:
+    """An amqtt broker on ``host:port`` (anonymous, no $SYS topics); call ``shutdown()`` on it."""
+    from amqtt.broker import Broker
+
+    # amqtt logs every packet at INFO; the server's own logs say what matters.
+    logging.getLogger("amqtt").setLevel(logging.WARNING)
+    broker = Broker(
+        {
+            "listeners": {"default": {"type": "tcp", "bind": f"{host}:{port}"}},
+            "plugins": {
+                "amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}
+            },
+        }
+    )
+    await broker.start()
+    return broker
+
+
+class MqttLink:
+    """A `Link` to one bot connection: publishes on its down topic."""
+
+    transport = "mqtt"
+
+    def __init__(self, bridge: MqttBridge, name: str, conn: str) -> None:
+        self.bridge = bridge
+        self.key = (name, conn)
+        self.topic = down_topic(name, conn)
+        self.peer = f"mqtt:{name}/{conn}"
+        self.open = True
+
+    async def send(self, text: str, *, urgent: bool = True) -> bool:
+        # Every MQTT message is its own publish: there is nothing to gain by holding events back.
+        if not self.open:
+            return False
+        return self.bridge.publish(self.topic, text)
+
+    async def close(self, reason: str) -> None:
+        if not self.open:
+            return
+        self.open = False
+        conn = self.bridge.forget(self.key)
+        if conn is not None:
+            # No socket will report this link's end (as a websocket's handler does): say so here.
+            await conn.lost()
+
+
+class MqttBridge:
+    """The server's MQTT client (see the module docstring)."""
+
+    def __init__(self, hub: Hub, host: str, port: int) -> None:
+        self.hub = hub
+        self.host = host
+        self.port = port
+        self.client: aiomqtt.Client | None = None
+        self.connections: dict[tuple[str, str], Connection] = {}
+        self.ready = asyncio.Event()
+        self._publishing: set[asyncio.Task[None]] = set()
+
+    def publish(self, topic: str, text: str) -> bool:
+        client = self.client
+        if client is None:
+            return False
+        # One task per message, created in order: each task's first step hands the message to
+        # the MQTT library, and tasks start in creation order, so a bot sees messages in the
+        # order they were sent without the sender waiting for each PUBACK.
+        task = asyncio.ensure_future(client.publish(topic, text, qos=QOS))
+        self._publishing.add(task)
+        task.add_done_callback(self._published)
+        return True
+
+    def _published(self, task: asyncio.Task[None]) -> None:
+        self._publishing.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("mqtt_publish_failed", error=repr(task.exception()))
+
+    def forget(self, key: tuple[str, str]) -> Connection | None:
+        return self.connections.pop(key, None)
+
+    async def run(self) -> None:
+        """Serve until cancelled, reconnecting to the broker with backoff after a loss."""
+        delay = 0.1
+        while True:
+            try:
+                async with aiomqtt.Client(
+                    self.host,
+                    self.port,
+                    identifier=f"arena-server-{secrets.token_hex(4)}",
+                    keepalive=30,
+                ) as client:
+                    self.client = client
+                    await client.subscribe(UP_FILTER, qos=QOS)
+                    self.ready.set()
+                    log.info("mqtt_connected", broker=f"{self.host}:{self.port}")
+                    delay = 0.1
+                    async for message in client.messages:
+                        await self._dispatch(str(message.topic), message.payload)
+            except aiomqtt.MqttError as exc:
+                log.warning("mqtt_broker_lost", error=str(exc), retry_in_s=delay)
+            finally:
+                self.client = None
+                self.ready.clear()
+                await self._drop_all()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+    async def _drop_all(self) -> None:
+        for key, conn in list(self.connections.items()):
+            self.connections.pop(key, None)
+            await conn.lost()
+
+    async def _dispatch(self, topic: str, payload: Any) -> None:
+        key = parse_up_topic(topic)
+        if key is None or not isinstance(payload, bytes | bytearray):
+            return
+        conn = self.connections.get(key)
+        if conn is None:
+            link = MqttLink(self, *key)
+            conn = self.hub.connection(link, admin=False, timed=False)
+            self.connections[key] = conn
+            await conn.feed(bytes(payload))
+            # Only a hello opens a connection; anything else got its error and is forgotten,
+            # so stray messages on made-up topics cost the server no memory.
+            if conn.role is Role.NEW:
+                self.connections.pop(key, None)
+                await conn.lost()
+            return
+        await conn.feed(bytes(payload))
+        if conn.role is Role.CLOSED:
+            self.connections.pop(key, None)

@@ -1,0 +1,222 @@
+"""Websockets, both ends of the referee's side: the server's listener and the remote seat.
+
+`serve_websockets` puts every incoming connection in front of the server's `Hub` (which decides
+whether it is a bot, an admin or a seat). `WebSocketSeat` is the `Seat` a referee uses for a bot
+seated on a server: it sends the referee's messages down the seat connection and turns the
+answer, an ``error`` from the server, or a lost connection into what the `Seat` protocol promises.
+Built on the websockets library's asyncio API (`websockets.asyncio`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import structlog
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+from arena.server.hub import Hub
+from arena.transports.base import SeatFailure
+from protocol.codec import ProtocolError, encode, parse_message
+from protocol.messages import Action, Error, ErrorCode, Event, Request
+
+log = structlog.get_logger(__name__)
+
+CLOSE_TIMEOUT_S = 2.0
+"""How long a closing handshake may take before the socket is dropped."""
+
+_REASON_BYTES = 120  # a close frame's reason is at most 123 bytes
+
+
+async def write_frames(connection: ServerConnection | ClientConnection, texts: list[str]) -> None:
+    """Send ``texts`` as text frames with one socket write. Raises ConnectionClosed.
+
+    One write per frame would cost a system call and a wake-up of the peer for each; a mahjong
+    turn sends a bot up to a dozen frames. This uses the library's sans-I/O protocol object
+    inside its `send_context`, which does the state checks and flow control of `send`.
+    """
+    async with connection.send_context():
+        protocol = connection.protocol
+        for text in texts:
+            protocol.send_text(text.encode("utf-8"))
+        chunks = protocol.data_to_send()
+        connection.transport.writelines([chunk for chunk in chunks if chunk])
+        if not all(chunks):
+            # An end-of-stream marker (only while closing): half-close as the library would.
+            if connection.transport.can_write_eof():
+                connection.transport.write_eof()
+            else:
+                connection.transport.close()
+
+
+class FrameBatcher:
+    """Frames for one connection: urgent ones go out at once, with everything queued before
+    them; the others wait for the end of the event loop's current turn, so the burst of
+    events a referee step produces leaves in one write. Order is kept either way."""
+
+    def __init__(self, connection: ServerConnection | ClientConnection) -> None:
+        self.connection = connection
+        self._queued: list[str] = []
+        self._scheduled = False
+        self._flushing: set[asyncio.Task[bool]] = set()
+        self.closed = False
+
+    async def send(self, text: str, *, urgent: bool) -> bool:
+        """Queue (or send) ``text``; False once the connection is known to be closed."""
+        if self.closed:
+            return False
+        self._queued.append(text)
+        if urgent:
+            return await self.flush()
+        if not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush_soon)
+        return True
+
+    def _flush_soon(self) -> None:
+        self._scheduled = False
+        if self._queued:
+            task = asyncio.ensure_future(self.flush())
+            self._flushing.add(task)
+            task.add_done_callback(self._flushing.discard)
+
+    async def flush(self) -> bool:
+        texts, self._queued = self._queued, []
+        if not texts:
+            return not self.closed
+        try:
+            await write_frames(self.connection, texts)
+        except ConnectionClosed:
+            self.closed = True
+            return False
+        return True
+
+
+class WebSocketLink:
+    """A `Link` over one websocket connection (either side)."""
+
+    transport = "websocket"
+
+    def __init__(self, connection: ServerConnection | ClientConnection) -> None:
+        self.connection = connection
+        self.batcher = FrameBatcher(connection)
+        address = connection.remote_address
+        self.peer = f"{address[0]}:{address[1]}" if address else "?"
+
+    async def send(self, text: str, *, urgent: bool = True) -> bool:
+        return await self.batcher.send(text, urgent=urgent)
+
+    async def close(self, reason: str) -> None:
+        await self.batcher.flush()
+        clipped = reason.encode("utf-8")[:_REASON_BYTES].decode("utf-8", "ignore")
+        await self.connection.close(1000, clipped)
+
+
+async def serve_websockets(
+    hub: Hub, host: str, port: int, *, ping_interval_s: float | None = 20.0
+) -> Server:
+    """Listen on ``host:port``; every connection is fed to ``hub``. Close the returned server to
+    stop listening (connections are closed by the hub, so their peers get a ``bye`` first)."""
+
+    async def handler(connection: ServerConnection) -> None:
+        link = WebSocketLink(connection)
+        conn = hub.connection(link)
+        try:
+            async for frame in connection:
+                await conn.feed(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            await conn.lost()
+
+    return await serve(
+        handler,
+        host,
+        port,
+        # Frames above the hub's own limits are refused with an ``error``; only far larger
+        # ones make the library close the connection (code 1009).
+        max_size=hub.limits.max_admin_bytes + 4096,
+        compression=None,
+        ping_interval=ping_interval_s,
+        ping_timeout=ping_interval_s,
+        close_timeout=CLOSE_TIMEOUT_S,
+        open_timeout=hub.limits.hello_timeout_s,
+    )
+
+
+class WebSocketSeat:
+    """A referee's `Seat` for a bot reached through a server's seat connection."""
+
+    def __init__(self, connection: ClientConnection, *, slot: int, bot: str) -> None:
+        self.slot = slot
+        self.bot = bot
+        self._connection = connection
+        self._batcher = FrameBatcher(connection)
+        self._pending: tuple[int, asyncio.Future[Action]] | None = None
+        self._closed: str | None = None
+        self._log = log.bind(slot=slot, bot=bot)
+        self._reader = asyncio.create_task(self._read())
+
+    @property
+    def closed(self) -> bool:
+        return self._closed is not None
+
+    async def send(self, message: Event | Error) -> None:
+        if self._closed is None and not await self._batcher.send(
+            encode(message), urgent=isinstance(message, Error)
+        ):
+            self._mark_closed("connection lost")
+
+    async def ask(self, request: Request) -> Action:
+        if self._closed is not None:
+            raise SeatFailure(ErrorCode.LATE, f"no answer: {self._closed}")
+        future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
+        self._pending = (request.seq, future)
+        try:
+            if not await self._batcher.send(encode(request), urgent=True):
+                self._mark_closed("connection lost")
+            return await future
+        finally:
+            self._pending = None
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self._connection:
+                try:
+                    message = parse_message(frame)
+                except ProtocolError as exc:
+                    self._log.warning("bad_frame_from_server", code=exc.code.value, text=exc.text)
+                    continue
+                pending = self._pending
+                if pending is None or pending[1].done():
+                    continue
+                seq, future = pending
+                if isinstance(message, Action) and message.seq == seq:
+                    future.set_result(message)
+                elif isinstance(message, Error) and message.seq in (None, seq):
+                    future.set_exception(SeatFailure(message.code, message.text))
+        except ConnectionClosed:
+            pass
+        finally:
+            reason = self._connection.close_reason or "the server closed the seat connection"
+            self._mark_closed(reason)
+
+    def _mark_closed(self, reason: str) -> None:
+        if self._closed is None:
+            self._closed = reason
+            self._log.warning("seat_connection_closed", reason=reason)
+        pending = self._pending
+        if pending is not None and not pending[1].done():
+            pending[1].set_exception(SeatFailure(ErrorCode.LATE, f"no answer: {reason}"))
+
+    def retire(self) -> None:
+        """The referee is done with this seat: its closing is a normal end, not worth a warning."""
+        if self._closed is None:
+            self._closed = "closed by the referee"
+
+    async def aclose(self) -> None:
+        self.retire()
+        await self._batcher.flush()
+        await self._connection.close()
+        await self._reader

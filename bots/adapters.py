@@ -1,0 +1,204 @@
+"""The adapter seam: how a bot client reaches a server, whatever protocol that server speaks.
+
+`BotClient` (bots/client.py) only ever talks to a `ServerAdapter`: it sends `Hello`, `Action`
+and `Bye`, and receives `Welcome`, `Event`, `Request`, `Error` and `Bye` — the arena protocol's
+messages as Python values. An adapter carries them over some connection and, for a server with
+another protocol, translates both ways. Two adapters ship, both for arena servers:
+
+* `WebSocketAdapter` — ``ws://HOST:PORT``, one JSON message per text frame;
+* `MqttAdapter` — ``mqtt://HOST:PORT``, the topic pair ``arena/v1/bots/<name>/<conn>/{up,down}``
+  with QoS 1 and a ``bye`` as the connection's will.
+
+To reach another kind of server, subclass `ServerAdapter`: `connect` opens the link (raise
+`AdapterClosed` when it cannot), `send` writes our message in the server's terms, `receive`
+returns the next message translated into ours (raise `AdapterClosed` once the link is gone; a
+server message with no arena meaning can simply be skipped), `close` ends the link. The client's
+reconnect, resume, routing and logging then work unchanged. docs/NETWORK.md has a worked example.
+
+Bots may not import the referee or its transports, so the MQTT topic names are spelled here too;
+a test checks they agree with ``arena.transports.mqtt``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from abc import ABC, abstractmethod
+from contextlib import AsyncExitStack
+from urllib.parse import urlsplit
+
+import aiomqtt
+import structlog
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from protocol.codec import ProtocolError, encode, parse_message
+from protocol.messages import Action, Bye, Error, Event, Hello, Request, Welcome
+
+log = structlog.get_logger(__name__)
+
+ClientMessage = Hello | Action | Bye
+ServerMessage = Welcome | Event | Request | Error | Bye
+
+MQTT_TOPIC_ROOT = "arena/v1/bots"
+MQTT_DEFAULT_PORT = 1883
+CONNECT_TIMEOUT_S = 10.0
+
+
+class AdapterClosed(ConnectionError):
+    """The link to the server is gone (or could not be opened); a reconnect may help."""
+
+
+class ServerAdapter(ABC):
+    """One connection at a time to one server (see the module docstring)."""
+
+    @abstractmethod
+    async def connect(self) -> None: ...
+
+    @abstractmethod
+    async def send(self, message: ClientMessage) -> None: ...
+
+    @abstractmethod
+    async def receive(self) -> ServerMessage: ...
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    @staticmethod
+    def decode(raw: str | bytes) -> ServerMessage | None:
+        """Our protocol's frame as a message; None (logged) for a frame a bot cannot use."""
+        try:
+            message = parse_message(raw)
+        except ProtocolError as exc:
+            log.warning("bad_frame_from_server", code=exc.code.value, text=exc.text)
+            return None
+        if isinstance(message, Welcome | Event | Request | Error | Bye):
+            return message
+        log.warning("unexpected_message_from_server", type=message.type)
+        return None
+
+
+class WebSocketAdapter(ServerAdapter):
+    """The arena protocol over a websocket (``ws://HOST:PORT``)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._connection: ClientConnection | None = None
+
+    async def connect(self) -> None:
+        try:
+            self._connection = await connect(
+                self.url, compression=None, open_timeout=CONNECT_TIMEOUT_S, close_timeout=2.0
+            )
+        except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
+            raise AdapterClosed(f"cannot connect to {self.url}: {exc}") from None
+
+    def _open(self) -> ClientConnection:
+        if self._connection is None:
+            raise AdapterClosed("not connected")
+        return self._connection
+
+    async def send(self, message: ClientMessage) -> None:
+        try:
+            await self._open().send(encode(message))
+        except ConnectionClosed as exc:
+            raise AdapterClosed(str(exc)) from None
+
+    async def receive(self) -> ServerMessage:
+        connection = self._open()
+        while True:
+            try:
+                frame = await connection.recv()
+            except ConnectionClosed as exc:
+                raise AdapterClosed(str(exc)) from None
+            message = self.decode(frame)
+            if message is not None:
+                return message
+
+    async def close(self) -> None:
+        if self._connection is not None:
+            await self._connection.close()
+            self._connection = None
+
+
+class MqttAdapter(ServerAdapter):
+    """The arena protocol over MQTT (``mqtt://HOST:PORT``): see the module docstring."""
+
+    def __init__(self, host: str, port: int, name: str) -> None:
+        self.host = host
+        self.port = port
+        self.name = name
+        self.conn = ""
+        self._stack: AsyncExitStack | None = None
+        self._client: aiomqtt.Client | None = None
+
+    def topics(self) -> tuple[str, str]:
+        base = f"{MQTT_TOPIC_ROOT}/{self.name}/{self.conn}"
+        return f"{base}/up", f"{base}/down"
+
+    async def connect(self) -> None:
+        # A fresh id per connection: a will from a dead connection then names only its topics.
+        self.conn = secrets.token_hex(6)
+        up, down = self.topics()
+        stack = AsyncExitStack()
+        try:
+            client = await stack.enter_async_context(
+                aiomqtt.Client(
+                    self.host,
+                    self.port,
+                    identifier=f"{self.name}-{self.conn}",
+                    will=aiomqtt.Will(up, encode(Bye(reason="connection lost")), qos=1),
+                    keepalive=15,
+                    timeout=CONNECT_TIMEOUT_S,
+                )
+            )
+            await client.subscribe(down, qos=1)
+        except aiomqtt.MqttError as exc:
+            await stack.aclose()
+            raise AdapterClosed(
+                f"cannot connect to mqtt://{self.host}:{self.port}: {exc}"
+            ) from None
+        self._stack = stack
+        self._client = client
+
+    def _open(self) -> aiomqtt.Client:
+        if self._client is None:
+            raise AdapterClosed("not connected")
+        return self._client
+
+    async def send(self, message: ClientMessage) -> None:
+        try:
+            await self._open().publish(self.topics()[0], encode(message), qos=1)
+        except aiomqtt.MqttError as exc:
+            raise AdapterClosed(str(exc)) from None
+
+    async def receive(self) -> ServerMessage:
+        client = self._open()
+        try:
+            async for incoming in client.messages:
+                payload = incoming.payload
+                if not isinstance(payload, bytes | bytearray):
+                    continue
+                message = self.decode(bytes(payload))
+                if message is not None:
+                    return message
+        except aiomqtt.MqttError as exc:
+            raise AdapterClosed(str(exc)) from None
+        raise AdapterClosed("the broker connection ended")
+
+    async def close(self) -> None:
+        stack, self._stack, self._client = self._stack, None, None
+        if stack is not None:
+            try:
+                await stack.aclose()
+            except aiomqtt.MqttError as exc:
+                log.debug("mqtt_close_failed", error=str(exc))
+
+
+def adapter_for(url: str, name: str) -> ServerAdapter:
+    """``ws://`` / ``wss://`` → `WebSocketAdapter`, ``mqtt://`` → `MqttAdapter`."""
+    parts = urlsplit(url)
+    if parts.scheme in ("ws", "wss"):
+        return WebSocketAdapter(url)
+    if parts.scheme == "mqtt" and parts.hostname:
+        return MqttAdapter(parts.hostname, parts.port or MQTT_DEFAULT_PORT, name)
+    raise ValueError(f"{url!r}: expected ws://HOST:PORT or mqtt://HOST:PORT")

@@ -1,0 +1,93 @@
+"""1A2B answerers (seed 004 §四(二)): what a duel seat says when the opponent guesses.
+
+``answered`` is the list of (opponent's guess index, our feedback encoding) so far; every method
+returns an encoding or a code index. Randomness comes only from the stream each is given.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from arena.dealing import RandomStream, draw_code
+from arena.games.bulls_cows import CodeSpace
+from bots.bulls_cows.guessers import History, IntArray, consistent
+
+
+class Answerer(ABC):
+    name: str = ""
+
+    def new_game(self, space: CodeSpace) -> None:
+        """A game starts; an answerer with a secret chooses it now."""
+        return None
+
+    @abstractmethod
+    def answer(self, space: CodeSpace, answered: History, guess: int) -> int:
+        """Feedback to ``guess`` (an encoding), leaving some code consistent with all answers."""
+
+    @abstractmethod
+    def reveal(self, space: CodeSpace, answered: History) -> int:
+        """The code shown at the end; it must match every answer given."""
+
+
+class FixedAnswerer(Answerer):
+    """Commits to a uniformly random secret when a game starts and answers it truthfully."""
+
+    name = "fixed"
+
+    def __init__(self, stream: RandomStream) -> None:
+        self.stream = stream
+        self.secret: str | None = None
+
+    def new_game(self, space: CodeSpace) -> None:
+        self.secret = draw_code(self.stream, space.alphabet, space.digits)
+
+    def _secret_index(self, space: CodeSpace) -> int:
+        if self.secret is None or self.secret not in space.index:
+            self.new_game(space)
+        assert self.secret is not None
+        return space.index[self.secret]
+
+    def answer(self, space: CodeSpace, answered: History, guess: int) -> int:
+        return int(space.table[guess, self._secret_index(space)])
+
+    def reveal(self, space: CodeSpace, answered: History) -> int:
+        return self._secret_index(space)
+
+
+def protect_range(space: CodeSpace, remaining: IntArray, guess: int, stream: RandomStream) -> int:
+    """保護範圍法 (圖一): the feedback to ``guess`` shared by the most codes of ``remaining``;
+    ties broken uniformly from ``stream``."""
+    counts = np.bincount(space.table[guess, remaining], minlength=space.classes)
+    widest = np.flatnonzero(counts == counts.max())
+    return int(widest[stream.randbelow(int(widest.size))])
+
+
+class EvaderAnswerer(Answerer):
+    """保護範圍法: answer with the feedback that keeps the most codes consistent (圖一), so the
+    range the guesser must search shrinks as slowly as possible; ties at random. At the end it
+    reveals a random code of what is left, which matches every answer by construction."""
+
+    name = "evader"
+
+    def __init__(self, stream: RandomStream) -> None:
+        self.stream = stream
+
+    def answer(self, space: CodeSpace, answered: History, guess: int) -> int:
+        return protect_range(space, consistent(space, answered), guess, self.stream)
+
+    def reveal(self, space: CodeSpace, answered: History) -> int:
+        remaining = consistent(space, answered)
+        return int(remaining[self.stream.randbelow(int(remaining.size))])
+
+
+ANSWERERS = ("fixed", "evader")
+
+
+def make_answerer(name: str, stream: RandomStream) -> Answerer:
+    if name == "fixed":
+        return FixedAnswerer(stream)
+    if name == "evader":
+        return EvaderAnswerer(stream)
+    raise ValueError(f"unknown answerer {name!r}; known: {', '.join(ANSWERERS)}")

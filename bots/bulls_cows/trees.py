@@ -1,0 +1,103 @@
+"""Decision trees shipped as JSON beside this module, and the guesser that follows them.
+
+``tree_<digits>_<alphabet>.json`` holds ``{"digits", "alphabet", "method", "total", "secrets",
+"mean", "max", "histogram", "tree"}``; ``tree`` is nested ``{"guess": code, "next": {feedback:
+node}}``. They are built by ``python -m bots.bulls_cows.build_optimal`` and checked by tests.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from arena.games.bulls_cows import CodeSpace
+from bots.bulls_cows.guessers import EntropyGuesser, Guesser, History
+from bots.bulls_cows.search import TreeNode
+
+TREE_DIR = Path(__file__).resolve().parent
+
+
+def tree_path(digits: int, alphabet: str) -> Path:
+    return TREE_DIR / f"tree_{digits}_{alphabet}.json"
+
+
+@dataclass(frozen=True)
+class ShippedTree:
+    digits: int
+    alphabet: str
+    method: str
+    total: int
+    secrets: int
+    maximum: int
+    histogram: tuple[int, ...]
+    root: TreeNode
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.secrets
+
+    def follow(self, space: CodeSpace, history: History) -> str | None:
+        """The tree's next guess after ``history``, or None once the history leaves the tree."""
+        node = self.root
+        for guess, feedback in history:
+            if node["guess"] != space.codes[guess]:
+                return None
+            following: dict[str, TreeNode] = node.get("next", {})
+            text = space.feedback_text(feedback)
+            if text not in following:
+                return None
+            node = following[text]
+        code: str = node["guess"]
+        return code
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "digits": self.digits,
+            "alphabet": self.alphabet,
+            "method": self.method,
+            "total": self.total,
+            "secrets": self.secrets,
+            "mean": self.mean,
+            "max": self.maximum,
+            "histogram": list(self.histogram),
+            "tree": self.root,
+        }
+
+
+@lru_cache(maxsize=8)
+def load_tree(digits: int, alphabet: str) -> ShippedTree | None:
+    path = tree_path(digits, alphabet)
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return ShippedTree(
+        digits=int(data["digits"]),
+        alphabet=str(data["alphabet"]),
+        method=str(data["method"]),
+        total=int(data["total"]),
+        secrets=int(data["secrets"]),
+        maximum=int(data["max"]),
+        histogram=tuple(int(x) for x in data["histogram"]),
+        root=data["tree"],
+    )
+
+
+class TreeGuesser(Guesser):
+    """Follows the shipped tree of the code space (the proven optimum for 3 of 1–9, the best
+    tree found for 4 of 0–9); off the tree, or without one, it defers to ``fallback``."""
+
+    name = "optimal"
+
+    def __init__(self, fallback: Guesser | None = None) -> None:
+        self.fallback = fallback or EntropyGuesser()
+
+    def choose(self, space: CodeSpace, history: History) -> int:
+        tree = load_tree(space.digits, space.alphabet)
+        if tree is not None:
+            code = tree.follow(space, history)
+            if code is not None:
+                return space.index[code]
+        return self.fallback.choose(space, history)

@@ -1,0 +1,208 @@
+"""The bot client: one of our `Bot` objects, unchanged, playing on a server.
+
+It says hello, waits to be seated, hands every event to the bot and answers every request with
+the bot's action, logging each decision. After a dropped connection it reconnects with
+exponential backoff and resumes its session (the server then replays what it missed); it stops
+when the server says ``bye`` or refuses its token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+
+from bots.adapters import AdapterClosed, ServerAdapter
+from bots.base import Bot
+from protocol.games.common import GameStart
+from protocol.messages import Action, Bye, Error, ErrorCode, Event, Hello, Request, Welcome
+
+log = structlog.get_logger(__name__)
+
+
+class ClientRefused(Exception):
+    """The server will not take this bot (bad token, name in use); retrying would not help."""
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Reconnect delays: ``first`` doubling up to ``most``, each with up to 25% jitter so a
+    crowd of bots dropped together does not return together."""
+
+    first_s: float = 0.2
+    most_s: float = 10.0
+
+    def delay(self, attempt: int) -> float:
+        base = min(self.most_s, self.first_s * 2**attempt)
+        return base * (1 + random.random() / 4)
+
+
+class BotClient:
+    """Plays ``bots`` (one per game, by wire name) as ``name`` through a `ServerAdapter`."""
+
+    def __init__(
+        self,
+        bots: Mapping[str, Bot],
+        *,
+        name: str,
+        adapter_factory: Callable[[], ServerAdapter],
+        token: str | None = None,
+        resume_file: Path | None = None,
+        backoff: Backoff | None = None,
+    ) -> None:
+        if not bots:
+            raise ValueError("a client needs at least one bot")
+        self.bots = dict(bots)
+        self.name = name
+        self.token = token
+        self.adapter_factory = adapter_factory
+        self.resume_file = resume_file
+        self.backoff = backoff or Backoff()
+        self.resume_token: str | None = None
+        if resume_file is not None and resume_file.exists():
+            self.resume_token = resume_file.read_text(encoding="utf-8").strip() or None
+        self.current_game = next(iter(self.bots))
+        self.decisions = 0
+        self.welcomed = asyncio.Event()
+        self.log = log.bind(bot=name)
+        self._adapter: ServerAdapter | None = None
+        self._stopping = False
+        # Checked once: building a log line per decision costs more than many bots' thinking.
+        self._log_decisions = logging.getLogger(__name__).isEnabledFor(logging.INFO)
+
+    async def run(self) -> str:
+        """Play until the server says bye (returns its reason) or refuses us (raises)."""
+        attempt = 0
+        while not self._stopping:
+            adapter = self.adapter_factory()
+            self._adapter = adapter
+            try:
+                await adapter.connect()
+                reason = await self._session(adapter)
+                if reason is not None:
+                    return reason
+                attempt = 0
+            except AdapterClosed as exc:
+                self.log.warning("connection_lost", error=str(exc))
+            finally:
+                self._adapter = None
+                await adapter.close()
+            if self._stopping:
+                break
+            delay = self.backoff.delay(attempt)
+            attempt += 1
+            self.log.info("reconnecting", in_s=round(delay, 2), attempt=attempt)
+            await asyncio.sleep(delay)
+        return "stopped"
+
+    async def stop(self, reason: str = "stopped by its owner") -> None:
+        """Say bye and end `run` (e.g. on SIGINT)."""
+        self._stopping = True
+        adapter = self._adapter
+        if adapter is not None:
+            with contextlib.suppress(AdapterClosed):
+                await adapter.send(Bye(reason=reason))
+            await adapter.close()
+
+    async def _session(self, adapter: ServerAdapter) -> str | None:
+        """One connection's life; a str is the reason to stop for good, None means reconnect."""
+        await adapter.send(
+            Hello(
+                name=self.name,
+                token=self.token,
+                games=list(self.bots),
+                resume=self.resume_token,
+            )
+        )
+        first = await adapter.receive()
+        if isinstance(first, Error):
+            if self.resume_token is not None and first.code is ErrorCode.AUTH_FAILED:
+                # The session is gone (its table closed while we were away): start afresh.
+                self.log.info("resume_refused", text=first.text)
+                self._save_resume(None)
+                return None
+            raise ClientRefused(f"{first.code.value}: {first.text}")
+        if isinstance(first, Bye):
+            return first.reason
+        if not isinstance(first, Welcome):
+            raise ClientRefused(f"expected welcome, got {first.type}")
+        resumed = first.resume_token == self.resume_token
+        self._save_resume(first.resume_token)
+        self.log.info("welcome", session=first.session, resumed=resumed)
+        self.welcomed.set()
+        while True:
+            message = await adapter.receive()
+            if isinstance(message, Request):
+                await self._answer(adapter, message)
+            elif isinstance(message, Event):
+                await self._event(message)
+            elif isinstance(message, Error):
+                self.log.info("server_error", code=message.code.value, text=message.text)
+                await self._guard(self._bot_for(None).on_error(message), "on_error")
+            elif isinstance(message, Bye):
+                self.log.info("bye", reason=message.reason)
+                return message.reason or "bye"
+
+    def _save_resume(self, token: str | None) -> None:
+        self.resume_token = token
+        if self.resume_file is not None:
+            self.resume_file.parent.mkdir(parents=True, exist_ok=True)
+            self.resume_file.write_text(token or "", encoding="utf-8")
+
+    def _bot_for(self, game: str | None) -> Bot:
+        if game is not None and game in self.bots:
+            self.current_game = game
+        return self.bots[self.current_game]
+
+    async def _event(self, event: Event) -> None:
+        payload = event.payload
+        if isinstance(payload, GameStart):
+            game: str | None = payload.game_kind
+        else:
+            game = payload.game if payload.game != "arena" else None
+        await self._guard(self._bot_for(game).on_event(event), "on_event")
+
+    async def _guard(self, call: Awaitable[None], what: str) -> None:
+        try:
+            await call
+        except Exception as exc:  # a bot's bug must not end its session
+            self.log.warning("bot_handler_failed", handler=what, error=repr(exc))
+
+    async def _answer(self, adapter: ServerAdapter, request: Request) -> None:
+        bot = self._bot_for(request.observation.game)
+        started = time.perf_counter()
+        try:
+            text = await bot.act(request)
+        except Exception as exc:
+            # No answer: the referee's deadline runs out and it plays the fallback, as for any
+            # seat that stays silent.
+            self.log.warning("bot_failed", seq=request.seq, error=repr(exc))
+            return
+        think_ms = (time.perf_counter() - started) * 1000
+        self.decisions += 1
+        if self._log_decisions:
+            self.log.info(
+                "decision",
+                match=request.match,
+                game=request.game,
+                seat=request.seat,
+                seq=request.seq,
+                action=text,
+                think_ms=round(think_ms, 2),
+            )
+        await adapter.send(
+            Action(
+                match=request.match,
+                game=request.game,
+                seat=request.seat,
+                seq=request.seq,
+                action=text,
+            )
+        )

@@ -1,0 +1,346 @@
+"""The random-guess player with the Bayesian opponent model of seed 002 §4.3.
+
+Three networks, trained from every reveal against the same opponent (its dice are then known):
+
+* The response network (圖 4.9), for each opponent decision that follows our bid:
+  A = our bid's count (2–10); B = its hand supports our face (our count minus its holding < 3);
+  C = its bid is a lie (its count minus its holding > 1); D = its bid keeps our face;
+  E = it challenges. A, D and E are seen; B and C are inferred:
+  p(B, C | A, D, E=bid) ∝ p(B|A) · p(E|A,B) · p(C|A,B) · p(D|A,B,C).
+* The opening network (圖 4.10a): whether the opponent's opening bids lie.
+* Our opening network (圖 4.10b): how often our opening count is challenged at once.
+
+A network is used with probability n/(n+10), n being the times the situation was seen (its
+openings, or its decisions facing count A). Used, it turns each opponent bid into a belief about
+its hand (圖 4.11–4.17): believed bids fill an imagined hand (its opening "x of y" to x−1 of y, a
+supported face of our "x of y" to x−2, its believed answer "x of y" to x−1); disbelieved ones set
+the limit array to x−2. Every guess of the random-guess player then starts from that hand: the
+guessed count of a face lies between its imagined count and what the limits and the free dice
+allow, and imagined hands are completed by rolling only the free dice under the limits.
+
+Departures from the seed, each because the seed's text does not pin the point down:
+* B takes A as a parent (support is defined relative to A), and the posterior is normalised over
+  the four (B, C) cells instead of divided by separately estimated p(D|A)p(E|A).
+* Counts are Laplace-smoothed (+1 per cell) so that an unseen situation reads 1/2.
+* A belief is drawn with the network's probability (``belief="sample"``, the random spirit of §4.2)
+  or taken when over 1/2 (``belief="threshold"``).
+* A later belief about a face overrides an earlier one (a fill lifts an older limit).
+* The model is used in two-seat games without wild ones; otherwise the player is random-guess.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from arena.dealing import RandomStream
+from arena.games.liars_dice import FACES, Bid, face_counts
+from bots.liars_dice.random_guess import RandomGuess
+from bots.liars_dice.view import FACE_RANGE, TableView, chance, random_counts
+from protocol.games.liars_dice import Reveal
+
+MODEL_VERSION = 1
+TRUST_PRIOR = 10
+"""The 10 of the seed's trust threshold n/(n+10)."""
+
+Belief = Literal["sample", "threshold"]
+Cells = dict[str, list[int]]
+
+
+def _p(cell: list[int] | None, index: int) -> float:
+    """Laplace-smoothed probability of outcome ``index`` (0 or 1) in a two-outcome cell."""
+    if cell is None:
+        return 0.5
+    return (cell[index] + 1) / (cell[0] + cell[1] + 2)
+
+
+def _bump(cells: Cells, key: str, outcome: bool) -> None:
+    cells.setdefault(key, [0, 0])[int(outcome)] += 1
+
+
+@dataclass
+class OpponentModel:
+    """The learnt tables of the three networks against one opponent (raw counts)."""
+
+    opponent: str = "opponent"
+    games: int = 0
+    opening_lie: list[int] = field(default_factory=lambda: [0, 0])
+    """Its openings: [honest, lie] (圖 4.10a)."""
+    decisions: dict[str, int] = field(default_factory=dict)
+    """Its decisions facing our count A (the n of the trust threshold)."""
+    support: Cells = field(default_factory=dict)
+    """B | A: [not supporting, supporting]."""
+    challenge: Cells = field(default_factory=dict)
+    """E | A,B: [bid, challenge]."""
+    lie: Cells = field(default_factory=dict)
+    """C | A,B (its bids only): [honest, lie]."""
+    same_face: Cells = field(default_factory=dict)
+    """D | A,B,C (its bids only): [other face, our face]."""
+    our_openings: Cells = field(default_factory=dict)
+    """Our opening count → [not challenged, challenged] by it at once (圖 4.10b)."""
+
+    # -- inference ----------------------------------------------------------------------------
+
+    def trust_opening(self) -> float:
+        n = sum(self.opening_lie)
+        return n / (n + TRUST_PRIOR)
+
+    def trust_response(self, a: int) -> float:
+        n = self.decisions.get(str(a), 0)
+        return n / (n + TRUST_PRIOR)
+
+    def trust_our_opening(self, count: int) -> float:
+        n = sum(self.our_openings.get(str(count), [0, 0]))
+        return n / (n + TRUST_PRIOR)
+
+    def p_opening_lie(self) -> float:
+        return _p(self.opening_lie, 1)
+
+    def p_our_opening_challenged(self, count: int) -> float:
+        return _p(self.our_openings.get(str(count)), 1)
+
+    def posterior(self, a: int, same: bool) -> tuple[float, float]:
+        """(p(support), p(lie)) for an opponent bid answering our count ``a``."""
+        joint = [[0.0, 0.0], [0.0, 0.0]]
+        for b in (0, 1):
+            ab = f"{a},{b}"
+            base = _p(self.support.get(str(a)), b) * _p(self.challenge.get(ab), 0)
+            for c in (0, 1):
+                d = _p(self.same_face.get(f"{a},{b},{c}"), int(same))
+                joint[b][c] = base * _p(self.lie.get(ab), c) * d
+        total = sum(map(sum, joint))
+        return (joint[1][0] + joint[1][1]) / total, (joint[0][1] + joint[1][1]) / total
+
+    # -- training from a reveal ---------------------------------------------------------------
+
+    def learn(
+        self, bids: Sequence[tuple[int, Bid]], challenger: int, me: int, hand: list[int]
+    ) -> None:
+        """Update every table from one revealed round; ``hand`` is the opponent's dice by face."""
+        self.games += 1
+        for i, (seat, bid) in enumerate(bids):
+            if seat == me:
+                continue
+            lie = bid.count - hand[bid.face] > 1
+            if i == 0:
+                self.opening_lie[int(lie)] += 1
+                continue
+            ours = bids[i - 1][1]
+            b = self._observe_facing(ours, hand, challenged=False)
+            ab = f"{ours.count},{int(b)}"
+            _bump(self.lie, ab, lie)
+            _bump(self.same_face, f"{ab},{int(lie)}", bid.face == ours.face)
+        if challenger != me and bids and bids[-1][0] == me:
+            self._observe_facing(bids[-1][1], hand, challenged=True)
+        if bids and bids[0][0] == me:
+            _bump(self.our_openings, str(bids[0][1].count), len(bids) == 1 and challenger != me)
+
+    def _observe_facing(self, ours: Bid, hand: list[int], *, challenged: bool) -> bool:
+        a = str(ours.count)
+        b = ours.count - hand[ours.face] < 3
+        self.decisions[a] = self.decisions.get(a, 0) + 1
+        _bump(self.support, a, b)
+        _bump(self.challenge, f"{a},{int(b)}", challenged)
+        return b
+
+    # -- persistence --------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": MODEL_VERSION,
+            "opponent": self.opponent,
+            "games": self.games,
+            "opening_lie": self.opening_lie,
+            "decisions": self.decisions,
+            "support": self.support,
+            "challenge": self.challenge,
+            "lie": self.lie,
+            "same_face": self.same_face,
+            "our_openings": self.our_openings,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> OpponentModel:
+        if data.get("version") != MODEL_VERSION:
+            raise ValueError(f"liar's dice model version {data.get('version')!r} is not supported")
+        fields = {k: v for k, v in data.items() if k != "version"}
+        return cls(**fields)
+
+
+def model_path(directory: Path, opponent: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", opponent) or "_"
+    return directory / f"{safe}.json"
+
+
+class Bayes(RandomGuess):
+    name = "bayes"
+
+    def __init__(
+        self,
+        *,
+        belief: Belief = "threshold",
+        tables_dir: str | Path | None = None,
+        real_guess: bool = False,
+    ) -> None:
+        super().__init__(real_guess=real_guess)
+        self.belief: Belief = belief
+        self.tables_dir = None if tables_dir is None else Path(tables_dir)
+        self.models: dict[str, OpponentModel] = {}
+        self.imagined = [0] * (FACES + 1)
+        self.limits: list[int | None] = [None] * (FACES + 1)
+        self._round_key: tuple[int, int] = (-1, -1)
+        self._seen_bids = 0
+        self._games_begun = 0
+        self._active = False
+
+    # -- opponents and their tables -----------------------------------------------------------
+
+    def begin_game(self, rng: RandomStream, seat: int, players: Sequence[str]) -> None:
+        super().begin_game(rng, seat, players)
+        self._games_begun += 1
+        self._round_key = (-1, -1)
+
+    def opponent_name(self, seat: int) -> str:
+        return self.players[seat] if seat < len(self.players) else f"seat{seat}"
+
+    def model_for(self, name: str) -> OpponentModel:
+        model = self.models.get(name)
+        if model is None:
+            model = OpponentModel(opponent=name)
+            if self.tables_dir is not None:
+                path = model_path(self.tables_dir, name)
+                if path.exists():
+                    model = OpponentModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+            self.models[name] = model
+        return model
+
+    def save(self, directory: str | Path) -> list[Path]:
+        """Write every opponent's tables as ``<directory>/<opponent>.json``."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, model in sorted(self.models.items()):
+            path = model_path(directory, name)
+            path.write_text(json.dumps(model.to_json(), indent=1, sort_keys=True) + "\n")
+            written.append(path)
+        return written
+
+    def observe(self, payload: BaseModel) -> None:
+        if not isinstance(payload, Reveal) or payload.ones_wild:
+            return
+        in_play = [s for s, dice in enumerate(payload.dice) if dice]
+        if len(in_play) != 2 or self.seat not in in_play:
+            return
+        (opponent,) = (s for s in in_play if s != self.seat)
+        bids = [(b.seat, Bid(b.count, b.face)) for b in payload.bids]
+        model = self.model_for(self.opponent_name(opponent))
+        model.learn(bids, payload.challenger, self.seat, face_counts(payload.dice[opponent]))
+        if self.tables_dir is not None:
+            self.save(self.tables_dir)
+
+    # -- the imagined hand and the limit array ------------------------------------------------
+
+    def prepare(self, view: TableView) -> None:
+        opponents = view.opponents()
+        self._active = len(opponents) == 1 and not view.ones_wild
+        key = (self._games_begun, view.round)
+        if key != self._round_key:
+            self._round_key = key
+            self.imagined = [0] * (FACES + 1)
+            self.limits = [None] * (FACES + 1)
+            self._seen_bids = 0
+        if not self._active:
+            self._seen_bids = len(view.bids)
+            return
+        model = self.model_for(self.opponent_name(opponents[0]))
+        hidden = view.hidden_dice
+        for i in range(self._seen_bids, len(view.bids)):
+            seat, bid = view.bids[i]
+            if seat == self.seat:
+                continue
+            if i == 0:
+                if chance(self.rng, model.trust_opening()):
+                    if self._believe(1.0 - model.p_opening_lie()):
+                        self._fill(bid.face, bid.count - 1, hidden)
+                    else:
+                        self._limit(bid.face, bid.count - 2)
+                continue
+            ours = view.bids[i - 1][1]
+            if not chance(self.rng, model.trust_response(ours.count)):
+                continue
+            p_support, p_lie = model.posterior(ours.count, bid.face == ours.face)
+            if self._believe(p_support):
+                self._fill(ours.face, ours.count - 2, hidden)
+            else:
+                self._limit(ours.face, ours.count - 2)
+            if self._believe(1.0 - p_lie):
+                self._fill(bid.face, bid.count - 1, hidden)
+            else:
+                self._limit(bid.face, bid.count - 2)
+        self._seen_bids = len(view.bids)
+
+    def _believe(self, p: float) -> bool:
+        return p > 0.5 if self.belief == "threshold" else chance(self.rng, p)
+
+    def _fill(self, face: int, target: int, hidden: int) -> None:
+        room = hidden - (sum(self.imagined) - self.imagined[face])
+        target = max(0, min(target, room))
+        if target > self.imagined[face]:
+            self.imagined[face] = target
+        limit = self.limits[face]
+        if limit is not None and limit < self.imagined[face]:
+            self.limits[face] = self.imagined[face]
+
+    def _limit(self, face: int, limit: int) -> None:
+        limit = max(limit, 0)
+        old = self.limits[face]
+        self.limits[face] = limit if old is None else min(old, limit)
+        self.imagined[face] = min(self.imagined[face], limit)
+
+    # -- the hooks of the random-guess player --------------------------------------------------
+
+    def guess_count(self, view: TableView, face: int) -> float:
+        if not self._active or self.real_guess:
+            return super().guess_count(view, face)
+        low = self.imagined[face]
+        high = view.hidden_dice - (sum(self.imagined) - low)
+        limit = self.limits[face]
+        if limit is not None:
+            high = min(high, limit)
+        high = max(high, low)
+        return low + self.rng.randbelow(high - low + 1)
+
+    def sample_hand(self, view: TableView) -> list[float]:
+        if not self._active or self.real_guess:
+            return super().sample_hand(view)
+        counts = list(self.imagined)
+        unknown = view.hidden_dice - sum(counts)
+        if all(limit is None for limit in self.limits):
+            # No face is limited: the free dice are plain fair dice (one draw for up to five).
+            rolled = random_counts(self.rng, unknown)
+            return [float(counts[f] + rolled[f]) for f in range(FACES + 1)]
+        free = [f for f in FACE_RANGE if self._below_limit(f, counts[f])]
+        for _ in range(unknown):
+            # Limits that leave no face open contradict each other; roll freely then.
+            face = self.rng.choice(free or FACE_RANGE)
+            counts[face] += 1
+            if free and not self._below_limit(face, counts[face]):
+                free.remove(face)
+        return [float(n) for n in counts]
+
+    def _below_limit(self, face: int, count: int) -> bool:
+        limit = self.limits[face]
+        return limit is None or count < limit
+
+    def would_challenge(self, view: TableView, bid: Bid, opponent: list[float]) -> bool:
+        if self._active and view.last_bid is None:
+            model = self.model_for(self.opponent_name(view.opponents()[0]))
+            if chance(self.rng, model.trust_our_opening(bid.count)):
+                return chance(self.rng, model.p_our_opening_challenged(bid.count))
+        return super().would_challenge(view, bid, opponent)

@@ -1,0 +1,127 @@
+"""The thin `Bot` around a liar's dice `Strategy`, and the registry's factories.
+
+The wrapper's synchronous core (`begin`, `handle`, `choose`) is what the async `on_event` and
+`act` call, and what the synchronous gauntlet calls directly: both paths run the same code.
+
+Every random choice of a strategy comes from the stream
+``liars_dice-bot/<bot name>/<match id>/<game id>/<seat>`` of the bot's config ``seed`` (text,
+default ``"0"``), so a (config seed, match, game) triple replays the bot's play exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from arena.dealing import MatchSeed
+from bots.base import Bot
+from bots.liars_dice.bayes import Bayes
+from bots.liars_dice.personality import PERSONALITIES, Personality, Probability
+from bots.liars_dice.random_guess import RandomGuess
+from bots.liars_dice.strategy import Strategy
+from bots.liars_dice.view import TableView
+from protocol.games.common import GameStart
+from protocol.games.liars_dice import LiarsDiceObservation
+from protocol.messages import Event, Request
+
+
+class ConfigError(ValueError):
+    """A bot config has an unknown key or a bad value; the message names the key."""
+
+
+class LiarsDiceBot(Bot):
+    games = ("liars_dice",)
+
+    def __init__(self, name: str, strategy: Strategy, seed: str = "0") -> None:
+        super().__init__(name)
+        self.strategy = strategy
+        self.seed_text = seed
+        self._seed = MatchSeed.from_text(seed)
+        self._game: tuple[str | None, str | None] | None = None
+
+    # -- the synchronous core -----------------------------------------------------------------
+
+    def begin(self, match: str | None, game: str | None, seat: int, players: Sequence[str]) -> None:
+        stream = self._seed.stream("liars_dice-bot", self.name, match or "-", game or "-", seat)
+        self.strategy.begin_game(stream, seat, players)
+        self._game = (match, game)
+
+    def handle(self, match: str | None, game: str | None, payload: BaseModel) -> None:
+        if isinstance(payload, GameStart):
+            self.begin(match, game, payload.seat, payload.players)
+        elif getattr(payload, "game", None) == "liars_dice":
+            self.strategy.observe(payload)
+
+    def choose(self, match: str | None, game: str | None, observation: BaseModel) -> str:
+        if not isinstance(observation, LiarsDiceObservation):
+            raise TypeError(f"{self.name} plays liar's dice, not {type(observation).__name__}")
+        if self._game != (match, game):
+            # No game_start seen (a bare engine driver): name the stream from the request.
+            self.begin(match, game, observation.seat, ())
+        return str(self.strategy.decide(TableView.from_observation(observation)))
+
+    # -- the Bot interface --------------------------------------------------------------------
+
+    async def on_event(self, event: Event) -> None:
+        self.handle(event.match, event.game, event.payload)
+
+    async def act(self, request: Request) -> str:
+        return self.choose(request.match, request.game, request.observation)
+
+
+def _options(config: Mapping[str, Any], allowed: Mapping[str, type]) -> dict[str, Any]:
+    known = {"seed": str, **allowed}
+    out: dict[str, Any] = {}
+    for key, value in config.items():
+        if key not in known:
+            raise ConfigError(f"unknown liar's dice bot option {key!r}; known: {sorted(known)}")
+        wanted = known[key]
+        if key == "seed" and isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if not isinstance(value, wanted) or (wanted is not bool and isinstance(value, bool)):
+            raise ConfigError(f"bot option {key!r} must be {wanted.__name__}, got {value!r}")
+        out[key] = value
+    return out
+
+
+def _random_guess(name: str, config: Mapping[str, Any]) -> Bot:
+    options = _options(config, {"real_guess": bool})
+    seed = options.pop("seed", "0")
+    return LiarsDiceBot(name, RandomGuess(**options), seed)
+
+
+def _bayes(name: str, config: Mapping[str, Any]) -> Bot:
+    options = _options(
+        config,
+        {"real_guess": bool, "belief": str, "tables_dir": str},
+    )
+    seed = options.pop("seed", "0")
+    belief = options.get("belief", "threshold")
+    if belief not in ("sample", "threshold"):
+        raise ConfigError(f"bot option 'belief' must be 'sample' or 'threshold', got {belief!r}")
+    return LiarsDiceBot(name, Bayes(**options), seed)
+
+
+def _probability(name: str, config: Mapping[str, Any]) -> Bot:
+    options = _options(config, {})
+    return LiarsDiceBot(name, Probability(), options.get("seed", "0"))
+
+
+def _personality(type_name: str) -> Callable[[str, Mapping[str, Any]], Bot]:
+    def factory(name: str, config: Mapping[str, Any]) -> Bot:
+        options = _options(config, {})
+        strategy = Personality(type_name, PERSONALITIES[type_name])
+        return LiarsDiceBot(name, strategy, options.get("seed", "0"))
+
+    factory.__doc__ = f"{type_name}: {PERSONALITIES[type_name].describe()} (seed 002 §5.1)"
+    return factory
+
+
+BOTS: dict[str, Callable[[str, Mapping[str, Any]], Bot]] = {
+    "random-guess": _random_guess,
+    "bayes": _bayes,
+    "probability": _probability,
+    **{type_name: _personality(type_name) for type_name in PERSONALITIES},
+}

@@ -1,0 +1,159 @@
+"""The 32 test personalities of seed 002 §5.1 and a probability-only baseline.
+
+Each personality is five two-way traits (the seed's wording in brackets):
+
+1. honest / liar (誠實/說謊): an honest bidder names, with probability 0.7, the face it believes
+   most plentiful, else (0.3) a face it holds none of (缺門); a liar the other way round.
+2. trusting / suspicious (信賴/猜忌): facing "x of y", a trusting player believes the bidder holds
+   x or x−1 of y (even odds), a suspicious one x−1 or x−2.
+3. high / low cap (上限高/低): the largest count it tolerates, drawn once per game from {5, 6}
+   (high) or {4, 5} (low). A standing bid of that count or more is always challenged, and it never
+   bids above its cap.
+4. strong / weak attack (攻擊強/弱): when it bids, a strong player jumps one count above the least
+   raise with probability 1/2; a weak one never jumps.
+5. prefers challenging / bidding (傾向抓牌/叫牌): it decides both (challenge: believed total
+   below the bid; bid: as in 1 and 4) and takes its preferred one when available.
+
+The believed count of a face is its own count, plus, for the face of the standing bid, what it
+believes the bidder holds (圖 5.1: two 5s in hand and "the bidder has one" → three 5s).
+
+Names follow the seed's appendix order: type1–8 honest, type9–16 liars, both preferring to
+challenge; type17–32 repeat that pattern preferring to bid. The appendix prints type31 as "liar,
+suspicious, low cap, strong attack", a duplicate of type32; the pattern of the other 31 rows makes
+it the weak-attack one, which is what we use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.dealing import RandomStream
+from arena.games.liars_dice import CHALLENGE, Bid, LiarsDiceAction
+from bots.liars_dice.strategy import Strategy
+from bots.liars_dice.view import (
+    FACE_RANGE,
+    TableView,
+    chance,
+    likeliest_raise,
+    minimal_raise,
+    p_true,
+)
+
+PLAIN_SHARE = 0.7
+"""How often an honest player bids its strongest face, and a liar a face it lacks (§5.1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Traits:
+    honest: bool
+    trusting: bool
+    high_cap: bool
+    strong_attack: bool
+    prefers_challenge: bool
+
+    def short(self) -> str:
+        """A compact form for tables: ``honest trusting cap5-6 weak →challenge``."""
+        return " ".join(
+            (
+                "honest" if self.honest else "liar",
+                "trusting" if self.trusting else "suspicious",
+                "cap5-6" if self.high_cap else "cap4-5",
+                "strong" if self.strong_attack else "weak",
+                "→challenge" if self.prefers_challenge else "→bid",
+            )
+        )
+
+    def describe(self) -> str:
+        return ", ".join(
+            (
+                "honest" if self.honest else "liar",
+                "trusting" if self.trusting else "suspicious",
+                "high cap" if self.high_cap else "low cap",
+                "strong attack" if self.strong_attack else "weak attack",
+                "prefers challenge" if self.prefers_challenge else "prefers bid",
+            )
+        )
+
+
+def _appendix_traits(index: int) -> Traits:
+    """Traits of type<index+1> in the order of the seed's appendix table."""
+    return Traits(
+        honest=index % 16 < 8,
+        trusting=index % 8 < 4,
+        high_cap=index % 4 < 2,
+        strong_attack=index % 2 == 1,
+        prefers_challenge=index < 16,
+    )
+
+
+PERSONALITIES: dict[str, Traits] = {f"type{i + 1}": _appendix_traits(i) for i in range(32)}
+
+
+class Personality(Strategy):
+    """A §5.1 test program with the given traits."""
+
+    def __init__(self, name: str, traits: Traits) -> None:
+        super().__init__()
+        self.name = name
+        self.traits = traits
+        self.cap = 6
+
+    def begin_game(self, rng: RandomStream, seat: int, players: Sequence[str]) -> None:
+        super().begin_game(rng, seat, players)
+        self.cap = rng.randint(5, 6) if self.traits.high_cap else rng.randint(4, 5)
+
+    def decide(self, view: TableView) -> LiarsDiceAction:
+        last = view.last_bid
+        if last is None:
+            opening = self.choose_bid(view, None, 0)
+            return opening if opening is not None else Bid(view.min_open, 1)
+        if last.count >= self.cap:
+            return CHALLENGE
+        believed_bidder = self.believed_holding(view, last)
+        challenge = view.mine(last.face) + believed_bidder < last.count
+        bid = self.choose_bid(view, last, believed_bidder)
+        if self.traits.prefers_challenge:
+            return CHALLENGE if challenge or bid is None else bid
+        return bid if bid is not None else CHALLENGE
+
+    def believed_holding(self, view: TableView, last: Bid) -> int:
+        """What the bidder of ``last`` is believed to hold of its face."""
+        less = self.rng.randbelow(2) + (0 if self.traits.trusting else 1)
+        return max(0, min(view.hidden_dice, last.count - less))
+
+    def choose_bid(self, view: TableView, last: Bid | None, believed_bidder: int) -> Bid | None:
+        believed = [view.mine(face) for face in range(len(view.counts))]
+        if last is not None:
+            believed[last.face] += believed_bidder
+        strongest = chance(self.rng, PLAIN_SHARE) == self.traits.honest
+        if strongest:
+            top = max(believed[face] for face in FACE_RANGE)
+            faces = [face for face in FACE_RANGE if believed[face] == top]
+        else:
+            faces = [face for face in FACE_RANGE if view.counts[face] == 0]
+        face = self.rng.choice(faces)
+        count = minimal_raise(last, face, view.min_open)
+        ceiling = min(self.cap, view.total_dice)
+        if count > ceiling:
+            return None
+        if self.traits.strong_attack and self.rng.randbelow(2) and count + 1 <= ceiling:
+            count += 1
+        return Bid(count, face)
+
+
+class Probability(Strategy):
+    """Baseline: judge bids by the binomial odds of the hidden dice alone, given our own dice.
+
+    Challenge when the standing bid is less likely than not; otherwise bid the raise most likely
+    to be true (the least raise on each face, the lowest such bid on ties).
+    """
+
+    name = "probability"
+
+    def decide(self, view: TableView) -> LiarsDiceAction:
+        last = view.last_bid
+        if last is not None and p_true(view, last, view.ones_wild) < 0.5:
+            return CHALLENGE
+        best = likeliest_raise(view)
+        return CHALLENGE if best is None else best

@@ -1,0 +1,64 @@
+"""The 1A2B command line: eval and match, their JSON and their errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from arena.cli.main import app
+
+runner = CliRunner()
+
+
+def test_eval_json_super_comparison() -> None:
+    result = runner.invoke(app, ["bulls-cows", "eval", "--guesser", "super-comparison", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["secrets"] == 504 and data["max_guesses"] == 6
+    assert data["mean_guesses"] <= 4.80
+    assert sum(data["histogram"].values()) == 504
+    assert {"seconds", "decision_ms_p99"} <= data.keys()
+
+
+def test_eval_text_against_the_evader_on_a_small_space() -> None:
+    args = ["bulls-cows", "eval", "--guesser", "entropy", "--answerer", "evader"]
+    result = runner.invoke(app, [*args, "--digits", "2", "--alphabet", "12345", "--runs", "5"])
+    assert result.exit_code == 0, result.output
+    assert "5 games vs evader" in result.stdout and "mean guesses" in result.stdout
+
+
+def test_eval_errors_exit_non_zero_with_a_message() -> None:
+    cases = [
+        (["--guesser", "psychic"], "unknown guesser 'psychic'"),
+        (["--guesser", "random", "--answerer", "liar"], "unknown answerer"),
+        (["--guesser", "random", "--digits", "5", "--alphabet", "1234"], "digits:"),
+        (["--guesser", "random", "--alphabet", "1223"], "repeats a symbol"),
+    ]
+    for args, message in cases:
+        result = runner.invoke(app, ["bulls-cows", "eval", *args])
+        assert result.exit_code == 2, args
+        assert message in " ".join(result.output.split()), args
+
+
+def test_match_json_and_configs(tmp_path: Path) -> None:
+    config = tmp_path / "sly.toml"
+    config.write_text('strategy = "entropy"\nanswerer = "evader"\nseed = "x"\n')
+    args = ["match", "bulls-cows", "--a", str(config), "--b", "frequency", "--games", "4"]
+    result = runner.invoke(app, [*args, "--seed", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["bots"] == ["sly", "frequency"]
+    assert sum(data["wins"].values()) + data["draws"] == 4
+    low, high = data["score_diff_ci95"]
+    assert low <= data["score_diff_mean"] <= high
+
+
+def test_match_errors() -> None:
+    result = runner.invoke(app, ["match", "bulls-cows", "--a", "nobody", "--b", "random"])
+    assert result.exit_code == 2 and "unknown 1A2B bot" in result.output
+    bad = runner.invoke(
+        app, ["match", "bulls-cows", "--a", "random", "--b", "random", "--alphabet", "11"]
+    )
+    assert bad.exit_code == 2 and "alphabet" in bad.output

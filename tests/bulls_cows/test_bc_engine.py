@@ -1,0 +1,319 @@
+"""The 1A2B engine: conformance, solve mode, duel mode, reveals and breaches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conformance import check_engine
+
+from arena.dealing import MatchSeed
+from arena.games.bulls_cows import SPEC, Answer, BullsCowsGame, Guess, Reveal, code_space
+from arena.games.errors import (
+    GameError,
+    IllegalActionError,
+    InvalidActionError,
+    NotYourTurnError,
+    RulesetError,
+)
+from arena.games.registry import get_spec
+from protocol.games.bulls_cows import AnswerGiven, CodeRevealed, GuessMade
+
+SEED = MatchSeed.from_text("bc-engine")
+
+
+def solve_game(secret: str | None = None, **rules: Any) -> BullsCowsGame:
+    deal: dict[str, Any] = {"game_index": 0}
+    if secret is not None:
+        space = code_space(rules.get("digits", 3), rules.get("alphabet", "123456789"))
+        deal = {"secret_index": space.index[secret]}
+    return BullsCowsGame({"mode": "solve", **rules}, SEED, deal)
+
+
+def duel_game(**rules: Any) -> BullsCowsGame:
+    return BullsCowsGame({"mode": "duel", **rules}, SEED, {"game_index": 0})
+
+
+def play(game: BullsCowsGame, *actions: tuple[int, str]) -> None:
+    for seat, text in actions:
+        game.apply(seat, game.parse_action(text))
+
+
+# -- conformance -------------------------------------------------------------------------------
+
+
+def test_conformance_solve() -> None:
+    check_engine(lambda seed: SPEC.new_game({"mode": "solve"}, seed, {"game_index": 1}), [1, 2])
+
+
+def test_conformance_duel() -> None:
+    check_engine(
+        lambda seed: SPEC.new_game({"mode": "duel", "max_guesses": 4}, seed, {}), [1, 2, 3]
+    )
+
+
+def test_conformance_small_duel() -> None:
+    rules = {"mode": "duel", "digits": 2, "alphabet": "1234", "max_guesses": 3}
+    check_engine(lambda seed: SPEC.new_game(rules, seed, {}), range(12))
+
+
+def test_registry_finds_the_spec() -> None:
+    assert get_spec("1a2b") is SPEC and get_spec("bulls-cows") is SPEC
+    assert SPEC.seats == (1, 2)
+
+
+# -- rules and actions ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rules", "key"),
+    [
+        ({"mode": "race"}, "mode"),
+        ({"max_guesses": 0}, "max_guesses"),
+        ({"max_guesses": "9"}, "max_guesses"),
+        ({"digits": 11}, "digits"),
+        ({"alphabet": "1223"}, "alphabet"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+def test_bad_rules_name_the_key(rules: dict[str, Any], key: str) -> None:
+    with pytest.raises(RulesetError, match=f"^{key}:"):
+        BullsCowsGame(rules, SEED, {})
+
+
+@pytest.mark.parametrize(
+    "text", ["guess", "guess 12", "guess 1234", "guess 113", "answer 3B", "answer 2A1B", "pass 1"]
+)
+def test_malformed_actions_are_invalid(text: str) -> None:
+    with pytest.raises(InvalidActionError):
+        duel_game().parse_action(text)
+
+
+def test_action_text_round_trips() -> None:
+    game = duel_game()
+    for text in ("guess 123", "answer 1A2B", "reveal 987"):
+        assert str(game.parse_action(text)) == text
+    assert game.parse_action("  GUESS   123 ") == Guess("123")
+    assert game.parse_action("answer 0a3b") == Answer("0A3B")
+
+
+def test_describe_legal_hints_guesses_and_lists_answers() -> None:
+    game = duel_game()
+    assert game.describe_legal(0) == (None, "guess <3 distinct symbols of 123456789>")
+    assert game.describe_legal(1) == ([], None)
+    play(game, (0, "guess 123"))
+    listed, hint = game.describe_legal(1)
+    assert hint is None and listed is not None
+    assert listed == [f"answer {f}" for f in ("0A0B", "0A1B", "0A2B", "0A3B", "1A0B", "1A1B",
+                                              "1A2B", "2A0B", "3A0B")]  # fmt: skip
+
+
+# -- solve mode --------------------------------------------------------------------------------
+
+
+def test_solve_mode_answers_and_ends_on_the_secret() -> None:
+    game = solve_game("247")
+    play(game, (0, "guess 345"), (0, "guess 284"))
+    observation = game.observation(0)
+    assert [(e.guess, e.feedback) for e in observation.guesses] == [
+        ("345", "1A0B"),
+        ("284", "1A1B"),
+    ]
+    assert not game.is_over()
+    play(game, (0, "guess 247"))
+    assert game.is_over() and game.to_act() == ()
+    result = game.result()
+    assert result.scores == (1.0,) and result.winners == (0,)
+    assert result.detail == {"guesses": [3], "solved": [True], "secret": "247"}
+    events = [e.payload for e in game.drain_events()]
+    assert isinstance(events[0], GuessMade) and isinstance(events[1], AnswerGiven)
+    assert events[1].seat is None
+    assert events[-1] == CodeRevealed(seat=None, code="247", consistent=True)
+
+
+def test_solve_mode_secret_is_seeded_and_never_observed() -> None:
+    first = solve_game()
+    again = solve_game()
+    other = BullsCowsGame({"mode": "solve"}, SEED, {"game_index": 1})
+    secrets = []
+    for game in (first, again, other):
+        while not game.is_over():
+            game.apply(0, game.fallback_action(0))
+        secrets.append(game.result().detail["secret"])
+    assert secrets[0] == secrets[1]
+    assert secrets[0] != secrets[2]
+    fresh = solve_game()
+    play(fresh, (0, "guess 123" if secrets[0] != "123" else "guess 124"))
+    assert secrets[0] not in fresh.observation(0).model_dump_json()
+
+
+def test_solve_mode_cap_is_a_loss() -> None:
+    game = solve_game("987", max_guesses=2)
+    play(game, (0, "guess 123"), (0, "guess 456"))
+    assert game.is_over()
+    assert game.result().scores == (0.0,) and game.result().reason == "max_guesses"
+
+
+def test_fallback_guess_is_smallest_consistent() -> None:
+    game = solve_game("247")
+    assert game.fallback_action(0) == Guess("123")
+    play(game, (0, "guess 123"))  # 247 vs 123: 0A1B (the 2 is misplaced)
+    assert game.fallback_action(0) == Guess("245")
+
+
+# -- duel mode ---------------------------------------------------------------------------------
+
+
+def test_duel_turns_alternate_and_observations_are_private() -> None:
+    game = duel_game()
+    assert game.to_act() == (0,)
+    play(game, (0, "guess 123"))
+    assert game.to_act() == (1,)
+    assert game.observation(1).pending_guess == "123"
+    assert game.observation(0).pending_guess is None
+    play(game, (1, "answer 0A1B"))
+    assert game.to_act() == (1,)
+    play(game, (1, "guess 456"), (0, "answer 1A0B"))
+    zero, one = game.observation(0), game.observation(1)
+    assert [(e.guess, e.feedback) for e in zero.guesses] == [("123", "0A1B")]
+    assert [(e.guess, e.feedback) for e in zero.answers] == [("456", "1A0B")]
+    assert [(e.guess, e.feedback) for e in one.guesses] == [("456", "1A0B")]
+    assert one.opponent_guesses == 1 and zero.phase == "guess"
+
+
+def test_answers_that_leave_no_code_are_illegal_and_change_nothing() -> None:
+    game = duel_game()
+    play(game, (0, "guess 123"), (1, "answer 0A0B"), (1, "guess 456"), (0, "answer 0A0B"))
+    play(game, (0, "guess 124"))
+    # After 123 → 0A0B no code holds 1, 2 or 3, so 124 can only score its 4.
+    legal = ["answer 0A0B", "answer 0A1B", "answer 1A0B"]
+    assert [str(a) for a in game.legal_actions(1)] == legal
+    before = game.observation(1)
+    with pytest.raises(IllegalActionError, match="contradicts"):
+        game.apply(1, Answer("2A0B"))
+    with pytest.raises(NotYourTurnError):
+        game.apply(0, Answer("0A0B"))
+    with pytest.raises(IllegalActionError, match="must answer"):
+        game.apply(1, Guess("789"))
+    assert game.observation(1) == before
+
+
+def _solve_in(game: BullsCowsGame, seat: int, code: str) -> None:
+    play(game, (seat, f"guess {code}"), (1 - seat, "answer 3A0B"))
+
+
+def _miss(game: BullsCowsGame, seat: int, code: str) -> None:
+    play(game, (seat, f"guess {code}"), (1 - seat, "answer 0A0B"))
+
+
+def _reveal(game: BullsCowsGame, zero: str, one: str) -> None:
+    assert game.to_act() == (0, 1)
+    play(game, (0, f"reveal {zero}"), (1, f"reveal {one}"))
+
+
+def test_second_seat_gets_an_equal_turn_and_a_tie_is_a_draw() -> None:
+    game = duel_game()
+    _solve_in(game, 0, "456")
+    assert game.to_act() == (1,)
+    _solve_in(game, 1, "789")
+    _reveal(game, "789", "456")
+    assert game.result().scores == (0.5, 0.5) and game.result().reason == "both_solved"
+
+
+def test_starter_wins_when_the_second_seat_misses_its_equal_turn() -> None:
+    game = duel_game()
+    _solve_in(game, 0, "456")
+    _miss(game, 1, "123")
+    _reveal(game, "789", "456")
+    result = game.result()
+    assert result.winners == (0,) and result.scores == (1.0, 0.0)
+    assert result.detail["guesses"] == [1, 1]
+
+
+def test_second_seat_wins_by_solving_first() -> None:
+    game = duel_game()
+    _miss(game, 0, "123")
+    _solve_in(game, 1, "456")
+    _reveal(game, "456", "789")
+    assert game.result().winners == (1,) and game.result().reason == "solved"
+
+
+def test_cap_ends_in_a_draw() -> None:
+    game = duel_game(max_guesses=2)
+    _miss(game, 0, "123")
+    _miss(game, 1, "123")
+    _miss(game, 0, "456")
+    _miss(game, 1, "456")
+    assert game.to_act() == (0, 1)
+    _reveal(game, "789", "789")
+    assert game.result().reason == "max_guesses" and game.result().scores == (0.5, 0.5)
+
+
+def test_a_reveal_that_contradicts_an_answer_forfeits() -> None:
+    # Seat 1 cheats: it told seat 0 that 456 was its code, then reveals 178.
+    game = duel_game()
+    _solve_in(game, 0, "456")
+    _miss(game, 1, "123")
+    play(game, (0, "reveal 789"), (1, "reveal 178"))
+    result = game.result()
+    assert result.reason == "breach" and result.winners == (0,)
+    (breach,) = result.detail["breaches"]
+    assert breach["seat"] == 1 and breach["guess"] == "456"
+    assert breach["answered"] == "3A0B" and breach["true_feedback"] == "0A0B"
+    reveals = [e.payload for e in game.drain_events() if isinstance(e.payload, CodeRevealed)]
+    assert [(r.seat, r.consistent) for r in reveals] == [(0, True), (1, False)]
+
+
+def test_a_breach_loses_even_after_solving_and_two_breaches_draw() -> None:
+    game = duel_game()
+    _solve_in(game, 0, "456")
+    _miss(game, 1, "123")
+    _reveal(game, "123", "456")  # seat 0 answered 0A0B to 123, then reveals 123
+    assert game.result().winners == (1,) and game.result().reason == "breach"
+    both = duel_game()
+    _miss(both, 0, "123")
+    _miss(both, 1, "123")
+    for _ in range(19):
+        _miss(both, 0, "456")
+        _miss(both, 1, "456")
+    _reveal(both, "123", "123")
+    assert both.result().reason == "both_breached" and both.result().scores == (0.5, 0.5)
+
+
+def test_reveals_are_published_together() -> None:
+    game = duel_game()
+    _solve_in(game, 0, "456")
+    _solve_in(game, 1, "789")
+    game.drain_events()
+    play(game, (0, "reveal 789"))
+    assert game.drain_events() == []
+    assert game.to_act() == (1,)
+    with pytest.raises(NotYourTurnError):
+        game.apply(0, Reveal("789"))
+    play(game, (1, "reveal 456"))
+    assert len(game.drain_events()) == 2
+
+
+def test_duel_fallbacks() -> None:
+    game = duel_game()
+    play(game, (0, "guess 123"))
+    # The widest class of 123 over all 504 codes is 0A1B (180 codes).
+    assert game.fallback_action(1) == Answer("0A1B")
+    play(game, (1, "answer 0A0B"), (1, "guess 456"), (0, "answer 0A0B"))
+    for _ in range(19):
+        _miss(game, 0, "123")
+        _miss(game, 1, "123")
+    assert game.to_act() == (0, 1)
+    assert game.fallback_action(0) == Reveal("789")
+    with pytest.raises(GameError):
+        game.result()
+
+
+def test_copies_are_independent() -> None:
+    game = duel_game()
+    play(game, (0, "guess 123"))
+    twin = game.copy()
+    play(twin, (1, "answer 0A0B"))
+    assert game.to_act() == (1,) and twin.to_act() == (1,)
+    assert game.observation(0).guesses == []
+    assert len(twin.observation(0).guesses) == 1

@@ -1,0 +1,326 @@
+"""``arena mahjong waits|deficiency|score`` and ``arena bench mahjong``: outputs, the --file fast
+path against the one-hand path, and errors that exit non-zero with a message."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from arena.bench import mahjong_hands
+from arena.cli import mahjong as cli
+from arena.cli.main import app
+from arena.games.mahjong import deficiency, format_tiles, parse_tiles, to_counts, waits
+from arena.games.mahjong.tables import get_tables
+
+runner = CliRunner()
+
+
+def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["mahjong", *args], input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def flat(text: str) -> str:
+    """Rich wraps long messages at the terminal width; compare with the line breaks undone."""
+    return " ".join(text.split())
+
+
+def _winning(rng: random.Random, sets: int) -> list[int]:
+    while True:
+        counts = [0] * 34
+        for _ in range(sets):
+            if rng.random() < 0.6:
+                t = rng.randrange(3) * 9 + rng.randrange(7)
+                for k in range(3):
+                    counts[t + k] += 1
+            else:
+                counts[rng.randrange(34)] += 3
+        counts[rng.randrange(34)] += 2
+        if max(counts) <= 4:
+            return [t for t in range(34) for _ in range(counts[t])]
+
+
+def _hands(seed: int, n: int) -> list[list[int]]:
+    """Ready hands (a winner less one tile) and random hands, of 16, 13, 10, 7 and 4 tiles."""
+    rng = random.Random(seed)
+    wall = [t for t in range(34) for _ in range(4)]
+    hands = []
+    for i in range(n):
+        sets = 5 - i % 6 if i % 6 < 5 else 5
+        if i % 2:
+            tiles = _winning(rng, sets)
+            tiles.pop(rng.randrange(len(tiles)))
+        else:
+            tiles = rng.sample(wall, 3 * sets + 1)
+        hands.append(tiles)
+    return hands
+
+
+# ----------------------------------------------------------------------------- waits
+
+
+def test_waits_json_and_text() -> None:
+    code, out, _ = run("waits", "1112345678999m", "--json")
+    assert code == 0
+    assert json.loads(out) == {"hand": "1112345678999m", "waits": [f"{r}m" for r in range(1, 10)]}
+    code, out, _ = run("waits", "11123456789m99p")
+    assert code == 0
+    assert "1m 4m 7m 9p" in out and "一萬 四萬 七萬 九筒" in out
+    code, out, _ = run("waits", "1379m2468p1357s1357z", "--json")
+    assert code == 0 and json.loads(out)["waits"] == []
+    assert "not ready" in run("waits", "1379m2468p1357s1357z")[1]
+
+
+def test_waits_melds_block_tiles_and_fix_the_size() -> None:
+    # A single wait on 1z is no wait when the other three 1z are in the player's own pon.
+    assert json.loads(run("waits", "123m456p789s1z", "--json")[1])["waits"] == ["1z"]
+    code, out, _ = run("waits", "123m456p789s1z", "--melds", "pon:111z,chi:789m", "--json")
+    assert code == 0 and json.loads(out)["waits"] == []
+    code, _, err = run("waits", "123m456p789s1z", "--melds", "1")
+    assert code == 2 and "with 1 melds the concealed hand holds 13 tiles, got 10" in flat(err)
+    code, _, err = run("waits", "123m456p789s11z", "--melds", "pon:111z,chi:789m")
+    assert code == 2 and "fifth copy of 1z" in flat(err) and "hand and melds" in flat(err)
+
+
+def test_waits_batch_matches_waits() -> None:
+    hands = _hands(1, 1200)
+    counts = np.array([to_counts(h) for h in hands])
+    found = cli.waits_batch(counts)
+    for row, hand in zip(found, hands, strict=True):
+        assert np.flatnonzero(row).tolist() == waits(to_counts(hand))
+    own = np.zeros(34, dtype=np.int64)
+    own[[0, 27]] = 3
+    blocked = cli.waits_batch(counts, own)
+    for row, hand in zip(blocked, hands, strict=True):
+        assert np.flatnonzero(row).tolist() == waits(to_counts(hand), own.tolist())
+
+
+def test_parse_block_agrees_with_parse_tiles() -> None:
+    rng = random.Random(7)
+    alphabet = "0123456789mpsz mpsz\t1z"
+    lines = [format_tiles(h) for h in _hands(2, 300)]
+    lines += [
+        "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 20))) for _ in range(700)
+    ]
+    lines += ["m1", "1m m", "1mm", "8z", "12 3m", "11111m", "1m 2p  3s", "", "1m\r2m", "１m"]
+    counts, plain = cli.parse_block([line.encode() for line in lines])
+    for line, row, ok in zip(lines, counts, plain, strict=True):
+        try:
+            expected = to_counts(parse_tiles(line))
+        except ValueError:
+            assert not ok, line
+            continue
+        if ok:
+            assert row.tolist() == expected, line
+        else:
+            # Only unusual but valid spacing may leave the fast path.
+            assert any(ch.isspace() and ch != " " for ch in line), line
+
+
+def _stream(lines: list[str], analysis: str, melds: str | None = None) -> tuple[list[str], int]:
+    spec = cli.parse_melds_option(melds)
+    made = (
+        cli._waits_analysis(spec, True) if analysis == "waits" else cli._deficiency_analysis(spec)
+    )
+    sink = io.StringIO()
+    source = io.BytesIO("\n".join(lines).encode() + b"\n")
+    total, failed = cli.stream(source, made, spec, True, sink)
+    assert total == len(lines)
+    return sink.getvalue().splitlines(), failed
+
+
+def test_stream_matches_the_one_hand_path_across_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "BLOCK_LINES", 97)
+    lines = [format_tiles(h) for h in _hands(3, 600)]
+    lines[5] = "1111m 2222p 333s 44z"  # quads: a tile with four copies in hand is no wait
+    lines[6] = "123m\t456p789s1z"  # valid, but a tab leaves the fast path
+    out, failed = _stream(lines, "waits")
+    assert failed == 0
+    for line, text in zip(lines, out, strict=True):
+        obj = json.loads(text)
+        assert obj["hand"] == line
+        assert obj["waits"] == [format_tiles([t]) for t in waits(to_counts(parse_tiles(line)))]
+    out, failed = _stream(lines, "deficiency")
+    assert failed == 0
+    for line, text in zip(lines, out, strict=True):
+        expected = deficiency(to_counts(parse_tiles(line)))
+        assert json.loads(text) == {"hand": line, "deficiency": expected}
+
+
+def test_file_json_reports_bad_lines_and_exits_1(tmp_path: Path) -> None:
+    hands = tmp_path / "hands.txt"
+    hands.write_text(
+        "1112345678999m\n11123456789m9p\n1112345678999m123p\n1z 2z 3z 4z\n"
+        "123m456p7q8s9s1z\n\n11111m23456789p\n1112345678999m\n",
+        encoding="utf-8",
+    )
+    code, out, err = run("waits", "--file", str(hands), "--json")
+    assert code == 1
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert len(rows) == 8
+    assert rows[0] == {"hand": "1112345678999m", "waits": [f"{r}m" for r in range(1, 10)]}
+    assert rows[2]["waits"] == rows[0]["waits"]
+    assert rows[3] == {"hand": "1z 2z 3z 4z", "waits": []}
+    assert rows[7] == rows[0]
+    assert rows[1]["line"] == 2 and "3k+1 tiles" in rows[1]["error"]
+    assert rows[4]["line"] == 5 and "'q' at position 9" in rows[4]["error"]
+    assert rows[5] == {"line": 6, "hand": "", "error": rows[5]["error"]}
+    assert rows[6]["line"] == 7 and "fifth copy of 1m" in rows[6]["error"]
+    assert "4 of 8 lines could not be analysed" in err
+
+
+def test_file_text_output_and_stdin() -> None:
+    code, out, err = run("waits", "--file", "-", stdin="11123456789m99p\n123m0\n1z 2z 3z 4z\n")
+    assert code == 1
+    assert out.splitlines() == ["11123456789m99p\t1m 4m 7m 9p", "1z 2z 3z 4z\t-"]
+    assert "line 2: ranks run from 1 to 9" in err
+    code, out, _ = run("deficiency", "--file", "-", "--json", stdin="1112345678999m\n")
+    assert code == 0 and json.loads(out) == {"hand": "1112345678999m", "deficiency": 1}
+
+
+def test_file_and_hand_usage_errors(tmp_path: Path) -> None:
+    code, _, err = run("waits", "--file", str(tmp_path / "missing.txt"))
+    assert code == 2 and "cannot read" in err
+    code, _, err = run("waits", "1m", "--file", str(tmp_path / "x"))
+    assert code == 2 and "either a HAND or --file" in err
+    code, _, err = run("deficiency")
+    assert code == 2 and "either a HAND or --file" in err
+    code, _, err = run("waits", "123m45x")
+    assert code == 2 and "'x' at position 6 in '123m45x'" in flat(err)
+    code, _, err = run("waits", "1m", "--melds", "pon:12m")
+    assert code == 2 and "--melds: 12m is not a valid pon" in flat(err)
+
+
+# ----------------------------------------------------------------------------- deficiency
+
+
+def test_deficiency_json_text_and_melds(tmp_path: Path) -> None:
+    code, out, _ = run("deficiency", "1112345678999m12p4s", "--json")
+    assert code == 0 and json.loads(out) == {"hand": "1112345678999m12p4s", "deficiency": 2}
+    code, out, _ = run("deficiency", "1112345678999m1p")
+    assert code == 0 and "deficiency (進胡數) 1" in out and "1p (一筒) ×3" in flat(out)
+    # Five melds: a two-tile hand, and a pair of it is a win.
+    five = "pon:111z,pon:222z,pon:333z,pon:444z,pon:555z"
+    assert json.loads(run("deficiency", "66z", "--melds", five, "--json")[1])["deficiency"] == 0
+    assert json.loads(run("deficiency", "6z", "--melds", "5", "--json")[1])["deficiency"] == 1
+    code, _, err = run("deficiency", "1112345678999m12p")
+    assert code == 2 and "3k+1 tiles (between turns) or 3k+2" in flat(err)
+    code, _, err = run("deficiency", "1m", "--melds", "6")
+    assert code == 2 and "at most 5 melds" in flat(err)
+    hands = tmp_path / "h.txt"
+    hands.write_text("66z\n6z\n12z\n123m\n", encoding="utf-8")
+    code, out, _ = run("deficiency", "--file", str(hands), "--melds", five, "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert rows[0] == {"hand": "66z", "deficiency": 0}
+    assert rows[1] == {"hand": "6z", "deficiency": 1}
+    # Deficiency counts the hand only: the 1z and 2z in the melds are not subtracted.
+    assert rows[2] == {"hand": "12z", "deficiency": 1}
+    assert rows[3]["line"] == 4
+    assert rows[3]["error"] == "with 5 melds the concealed hand holds 1 or 2 tiles, got 3"
+
+
+# ----------------------------------------------------------------------------- score
+
+MELDED = ["--hand", "123456789m5p", "--melds", "pon:999p,chi:123s", "--win-tile", "5p"]
+
+
+def test_score_json_shape() -> None:
+    code, out, _ = run("score", *MELDED, "--seat-wind", "E", "--json")
+    assert code == 0
+    assert json.loads(out) == {
+        "tai": 3,
+        "breakdown": [["莊家", 1], ["一條龍", 2]],
+        "points": 2500,
+        "reading": "55p 123m 456m 789m",
+        "win_set": ["pair", "5p"],
+    }
+    args = ["--hand", "1112345678999m123p", "--win-tile", "5m", "--dealer", "--self-drawn"]
+    data = json.loads(run("score", *args, "--json")[1])
+    assert data["breakdown"] == [["莊家", 1], ["門清自摸", 3]] and data["tai"] == 4
+
+
+def test_score_table_uses_chinese_names() -> None:
+    code, out, _ = run("score", *MELDED, "--seat-wind", "S", "--last-tile")
+    assert code == 0
+    assert "一條龍" in out and "2 台, 2,000 points" in out and "胡 五筒" in out
+    assert "河底撈魚" not in out  # not in table 2-1: off in the default ruleset
+
+
+def test_score_ruleset_files(tmp_path: Path) -> None:
+    bare = tmp_path / "bare.toml"
+    bare.write_text("last_discard_tai = true\npoints_per_tai = 100\n", encoding="utf-8")
+    args = [*MELDED, "--seat-wind", "S", "--last-tile", "--json"]
+    data = json.loads(run("score", *args, "--ruleset", str(bare))[1])
+    assert data["breakdown"] == [["一條龍", 2], ["河底撈魚", 1]] and data["points"] == 1300
+    data = json.loads(run("score", *args, "--ruleset", "common")[1])
+    assert ["河底撈魚", 1] in data["breakdown"]
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text("[scoring]\nbogus = 1\n", encoding="utf-8")
+    code, _, err = run("score", *args, "--ruleset", str(wrong))
+    assert code == 2 and "unknown scoring rule 'bogus'" in flat(err)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--win-tile", "4p", "--seat-wind", "S"], "does not win on 4p"),
+        (["--win-tile", "5p"], "--seat-wind: give the winner's seat wind"),
+        (["--win-tile", "5p", "--seat-wind", "X"], "--seat-wind: expected a wind E, S, W or N"),
+        (["--win-tile", "5p", "--seat-wind", "S", "--dealer"], "only the dealer, sits East"),
+        (["--win-tile", "5p", "--seat-wind", "S", "--after-kong"], "is a self-drawn win"),
+        (["--win-tile", "5k", "--seat-wind", "S"], "--win-tile: expected a digit"),
+        (["--win-tile", "5p", "--seat-wind", "S", "--ruleset", "nope"], "no mahjong ruleset"),
+    ],
+)
+def test_score_errors(args: list[str], message: str) -> None:
+    code, out, err = run("score", "--hand", "123456789m5p", "--melds", "pon:999p,chi:123s", *args)
+    assert code == 2 and out == ""
+    assert message in flat(err)
+
+
+def test_score_inconsistent_hands() -> None:
+    base = ["--win-tile", "5p", "--seat-wind", "S"]
+    code, _, err = run("score", "--hand", "1234567899m5p", "--melds", "pon:999p,chi:123s", *base)
+    assert code == 2 and "holds 10 concealed tiles before the winning tile, got 11" in flat(err)
+    code, _, err = run("score", "--hand", "123456789m5p", "--melds", "pon:555p,chi:123s", *base)
+    assert code == 2 and "fifth copy of 5p among the hand, the melds and the winning tile" in flat(
+        err
+    )
+    code, _, err = run("score", "--hand", "12345678m9m5p", "--melds", "chi:123s,pon:999x", *base)
+    assert code == 2 and "--melds: " in err and "'x' at position 16" in flat(err)
+    code, _, err = run("score", "--hand", "11111m", "--win-tile", "1m", "--seat-wind", "S")
+    assert code == 2 and "--hand: fifth copy of 1m at position 4" in flat(err)
+
+
+# ----------------------------------------------------------------------------- bench
+
+
+def test_bench_mahjong_small(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Table generation takes seconds; the cached tables stand in for it so the wiring is cheap.
+    monkeypatch.setattr(mahjong_hands, "build_tables", get_tables)
+    args = ["bench", "mahjong", "--hands", "30", "--rounds", "1"]
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["n_hands"] == 30 and data["win_disagreements"] == 0
+    assert data["deficiency_disagreements"] == 0
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "mahjong hand analysis vs the mahjong package" in result.stdout
+    result = runner.invoke(app, ["bench", "mahjong", "--hands", "2"])
+    assert result.exit_code == 2
+
+
+def test_help_documents_file_errors_and_json_shapes() -> None:
+    for command in ("waits", "deficiency"):
+        text = flat(run(command, "--help")[1])
+        assert '{"line": N, "hand": ..., "error": ...}' in text
+        assert "1 when any line failed" in text
+    assert '"win_set": ["pair", "5m"]' in flat(run("score", "--help")[1])

@@ -1,0 +1,192 @@
+"""The competition match: the seating schedule, the figures, reproducibility, A/B layout, records,
+the CLI's errors and JSON, and the statistics."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli.main import app
+from arena.games.mahjong.rules import load_ruleset
+from arena.matches.mahjong import (
+    AB_ORDERS,
+    CYCLIC_ORDERS,
+    MatchSpec,
+    SeriesResult,
+    play_match,
+    seating,
+    series_seed,
+)
+from arena.matches.stats import mean_interval, proportion_interval
+from arena.records import JsonlRecorder
+from arena.replay import verify_record
+
+RULES = load_ruleset("competition")
+
+
+def cyclic_key(order: tuple[int, ...]) -> tuple[int, ...]:
+    start = order.index(0)
+    return order[start:] + order[:start]
+
+
+def test_the_six_cyclic_orders_each_sixteen_times_in_a_match() -> None:
+    assert len({cyclic_key(o) for o in CYCLIC_ORDERS}) == 6
+    used = Counter(cyclic_key(seating("rotate", r)) for r in range(96))
+    assert sorted(used.values()) == [16] * 6
+    # Everyone sits directly after everyone else equally often.
+    follows = Counter(
+        (o[s], o[(s + 1) % 4]) for r in range(96) for o in [seating("rotate", r)] for s in range(4)
+    )
+    assert set(follows.values()) == {32} and len(follows) == 12
+
+
+def test_ab_copies_sit_opposite() -> None:
+    for order in AB_ORDERS:
+        assert {order[0], order[2]} == {0, 2} and {order[1], order[3]} == {1, 3}
+
+
+def play(spec: MatchSpec, **kwargs: object) -> dict[str, object]:
+    return asyncio.run(play_match(spec, **kwargs)).to_json()  # type: ignore[arg-type]
+
+
+def test_a_short_match_reports_balanced_seats_and_repeats_bit_for_bit() -> None:
+    spec = MatchSpec(("greedy", "greedy", "random", "random"), "t1", 24, RULES)
+    first = play(spec)
+    assert first == play(spec)
+    players = first["players"]
+    assert isinstance(players, list)
+    assert [p["seat_counts"] for p in players] == [[6, 6, 6, 6]] * 4
+    assert sum(p["points"] for p in players) == 0
+    for p in players:
+        assert p["wins"] == p["discard_wins"] + p["self_draws"]
+        assert math.isclose(p["win_rate"], round(p["wins"] / 24, 4))
+    assert sum(p["discard_wins"] for p in players) == sum(p["deal_ins"] for p in players)
+    assert first["games"] == 24 and first["rounds"] == 6
+    assert play(MatchSpec(spec.bots, "t2", 24, RULES)) != first
+
+
+def test_the_ab_layout_adds_the_copies() -> None:
+    result = asyncio.run(play_match(MatchSpec(("greedy", "random"), "ab", 16, RULES, "ab")))
+    data = result.to_json()
+    a, b = data["players"]
+    assert (a["copies"], a["hands"], a["seat_counts"]) == (2, 32, [8, 8, 8, 8])
+    assert a["points"] == -b["points"]
+    diff = result.difference_interval()
+    assert diff is not None and diff.estimate == a["points"] - b["points"]
+    assert "points_difference_ci95" in data
+
+
+def test_records_replay_and_verify(tmp_path: Path) -> None:
+    path = tmp_path / "m.jsonl"
+    with JsonlRecorder(path) as recorder:
+        asyncio.run(
+            play_match(
+                MatchSpec(("greedy", "random", "greedy", "random"), "rec", 8, RULES),
+                recorder=recorder,
+            )
+        )
+    checks = verify_record(path)
+    assert [c.game for c in checks] == [f"r{r}h{h}" for r in range(2) for h in range(4)]
+    assert all(c.ok for c in checks), [c.problems for c in checks]
+
+
+def test_a_series_reports_matches_won() -> None:
+    results = [
+        asyncio.run(
+            play_match(MatchSpec(("greedy", "random"), series_seed("s", k, 3), 8, RULES, "ab"))
+        )
+        for k in range(3)
+    ]
+    data = SeriesResult("s", results).to_json()
+    a, b = data["players"]
+    assert a["matches_won"] + b["matches_won"] == 3
+    assert 0 <= a["match_win_rate_ci95"]["low"] <= a["match_win_rate_ci95"]["high"] <= 1
+    assert data["points_difference_per_match_ci95"]["n"] == 3
+
+
+def test_intervals() -> None:
+    interval = mean_interval([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert interval.estimate == 3.0
+    assert interval.half_width == pytest.approx(2.7764451 * math.sqrt(2.5 / 5), rel=1e-6)
+    assert math.isinf(mean_interval([1.0]).half_width)
+    wilson = proportion_interval(0, 10)
+    assert wilson.low == 0.0 and wilson.high == pytest.approx(0.2775, abs=1e-4)
+    assert proportion_interval(22, 30).low == pytest.approx(0.5561, abs=1e-3)
+
+
+runner = CliRunner()
+
+
+def test_cli_json() -> None:
+    out = runner.invoke(
+        app,
+        [
+            "match",
+            "mahjong",
+            "--bots",
+            "greedy,greedy,random,random",
+            "--games",
+            "8",
+            "--seed",
+            "1",
+            "--json",
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    assert data["games"] == 8 and data["seed"] == "1"
+    for player in data["players"]:
+        assert {
+            "bot",
+            "seat_counts",
+            "points",
+            "discard_wins",
+            "self_draws",
+            "deal_ins",
+            "win_rate",
+        } <= set(player)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--bots", "greedy,nosuch,random,random"], "nosuch"),
+        (["--bots", "greedy,random"], "takes 4 bots"),
+        (["--bots", "greedy,random,random,random", "--ruleset", "nosuch"], "nosuch"),
+        (["--bots", "greedy,random", "--layout", "abc"], "layout"),
+    ],
+)
+def test_cli_errors(args: list[str], says: str) -> None:
+    out = runner.invoke(app, ["match", "mahjong", "--games", "4", "--seed", "1", *args])
+    assert out.exit_code != 0
+    assert says in out.output
+
+
+def test_cli_record(tmp_path: Path) -> None:
+    out = runner.invoke(
+        app,
+        [
+            "match",
+            "mahjong",
+            "--bots",
+            "greedy,random",
+            "--layout",
+            "ab",
+            "--games",
+            "4",
+            "--seed",
+            "x y",
+            "--record",
+            str(tmp_path),
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    (path,) = tmp_path.glob("*.jsonl")
+    assert path.name == "mahjong-x_y.jsonl"
+    assert all(c.ok for c in verify_record(path))

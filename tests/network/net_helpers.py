@@ -1,0 +1,203 @@
+"""Shared pieces of the network tests: a server on a free loopback port, in-process bot clients,
+a raw websocket peer, a Mosquitto broker, and bounded waiting.
+
+Nothing here asserts on time. Every wait is bounded only so that a broken build fails instead of
+hanging, and every bound scales with ARENA_TEST_TIMEOUT_SCALE (4 = four times as long).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+
+from arena.server.app import ArenaServer, ServerConfig
+from arena.server.hub import Limits
+from bots.adapters import adapter_for
+from bots.base import Bot
+from bots.client import Backoff, BotClient
+
+SCALE = float(os.environ.get("ARENA_TEST_TIMEOUT_SCALE", "1"))
+LOOPBACK = "127.0.0.1"
+REPO = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+
+
+def scaled(seconds: float) -> float:
+    return seconds * SCALE
+
+
+async def wait_until(
+    predicate: Callable[[], bool | Awaitable[bool]], what: str, seconds: float = 20.0
+) -> None:
+    """Poll ``predicate`` until true; fail (naming ``what``) after a scaled bound."""
+    deadline = time.monotonic() + scaled(seconds)
+    while True:
+        outcome = predicate()
+        if not isinstance(outcome, bool):
+            outcome = await outcome
+        if outcome:
+            return
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((LOOPBACK, 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@asynccontextmanager
+async def running_server(**options: Any) -> AsyncIterator[ArenaServer]:
+    """An `ArenaServer` on a free loopback port (``options`` go to `ServerConfig`)."""
+    options.setdefault("limits", Limits(hello_timeout_s=scaled(10)))
+    server = ArenaServer(ServerConfig(host=LOOPBACK, port=0, **options))
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+def ws_url(server: ArenaServer) -> str:
+    return f"ws://{LOOPBACK}:{server.port}"
+
+
+@asynccontextmanager
+async def clients(
+    url: str, bots: Mapping[str, Bot], *, token: Mapping[str, str] | None = None
+) -> AsyncIterator[dict[str, BotClient]]:
+    """One in-process `BotClient` per bot (keyed by its server name), welcomed before yield."""
+    made = {
+        name: BotClient(
+            {bot.games[0]: bot},
+            name=name,
+            token=(token or {}).get(name),
+            adapter_factory=lambda name=name: adapter_for(url, name),
+            backoff=Backoff(first_s=0.05, most_s=0.5),
+        )
+        for name, bot in bots.items()
+    }
+    tasks = [asyncio.create_task(client.run()) for client in made.values()]
+    try:
+        for name, client in made.items():
+            await wait_until(lambda c=client: c.welcomed.is_set(), f"welcome of {name}")
+        yield made
+    finally:
+        for client in made.values():
+            await client.stop()
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+
+class RawPeer:
+    """A hand-driven websocket peer: send any text, read frames as JSON."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self.connection = connection
+
+    async def send(self, data: str | Mapping[str, Any]) -> None:
+        await self.connection.send(data if isinstance(data, str) else json.dumps(data))
+
+    async def recv(self, seconds: float = 10.0) -> dict[str, Any]:
+        async with asyncio.timeout(scaled(seconds)):
+            frame = await self.connection.recv()
+        value = json.loads(frame)
+        assert isinstance(value, dict)
+        return value
+
+    async def recv_until(self, wanted: str, seconds: float = 10.0) -> dict[str, Any]:
+        while True:
+            message = await self.recv(seconds)
+            if message["type"] == wanted:
+                return message
+
+    async def closed(self, seconds: float = 10.0) -> bool:
+        """True once the server has closed the connection (frames before that are dropped)."""
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(scaled(seconds)):
+                async for _frame in self.connection:
+                    pass
+        return self.connection.close_code is not None
+
+
+@asynccontextmanager
+async def raw_peer(url: str) -> AsyncIterator[RawPeer]:
+    async with connect(url, compression=None, max_size=None) as connection:
+        yield RawPeer(connection)
+
+
+# -- Mosquitto -------------------------------------------------------------------------------
+
+
+def mosquitto_binary() -> str | None:
+    return shutil.which("mosquitto") or next(
+        (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if Path(p).exists()),
+        None,
+    )
+
+
+@contextlib.contextmanager
+def mosquitto(tmp: Path) -> Iterator[int]:
+    """A Mosquitto broker on a free loopback port with a generated config; yields the port.
+
+    Skips when the binary is absent, except under CI=true, where the MQTT tests must run.
+    """
+    binary = mosquitto_binary()
+    if binary is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI=true but the mosquitto binary is missing (apt-get install mosquitto)")
+        pytest.skip("mosquitto is not installed (apt-get install mosquitto); CI always runs this")
+    port = free_port()
+    config = tmp / "mosquitto.conf"
+    config.write_text(
+        f"listener {port} {LOOPBACK}\nallow_anonymous true\npersistence false\n"
+        "log_dest stderr\nlog_type error\nlog_type warning\n",
+        encoding="utf-8",
+    )
+    process = subprocess.Popen(
+        [binary, "-c", str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + scaled(10)
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex((LOOPBACK, port)) == 0:
+                    break
+            if process.poll() is not None or time.monotonic() > deadline:
+                _out, err = process.communicate(timeout=scaled(5))
+                pytest.fail(f"mosquitto did not start: {err.decode(errors='replace')}")
+            time.sleep(0.02)
+        yield port
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=scaled(5))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def subprocess_env() -> dict[str, str]:
+    """Environment for child processes: the repo importable, quiet logs."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    return env
