@@ -18,3 +18,12 @@ echo
 echo "== 1A2B: duel series, optimal vs super-comparison (seed $seed)"
 "$arena" match bulls-cows --a optimal --b super-comparison --games 200 --seed "$seed" \
   --record "$records/bulls-cows"
+echo
+echo "== Liar's dice: random-guess against the 32 test personalities, 100 games each"
+"$arena" liars-dice gauntlet --bot random-guess --games 100 --seed "$seed"
+echo
+echo "== Taiwan mahjong: greedy vs random, A/B layout (A B A B), one 384-hand match"
+"$arena" match mahjong --bots greedy,random --layout ab --games 384 --seed "$seed" \
+  --record "$records/mahjong"
+echo
+echo "Records are under $records/: try 'arena replay FILE' or 'arena verify FILE'."

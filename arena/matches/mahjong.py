@@ -31,7 +31,7 @@ from arena.dealing import MatchSeed
 from arena.games.mahjong.rules import SEATS, MahjongRules
 from arena.matches.stats import Interval, mean_interval, proportion_interval
 from arena.records import Recorder
-from arena.referee import DEFAULT_DEADLINE_MS, PlayedGame, play_game
+from arena.referee import DEFAULT_DEADLINE_MS, PlayedGame, TimeBank, play_game
 from arena.transports.base import Seat
 from arena.transports.inprocess import InProcessSeat
 from bots.base import Bot
@@ -240,13 +240,26 @@ async def play_match(
     recorder: Recorder | None = None,
     on_hand: Callable[[int, int], None] | None = None,
     match_id: str | None = None,
+    seats: Sequence[Seat] | None = None,
+    names: Sequence[str] | None = None,
+    time_bank: TimeBank | None = None,
 ) -> MatchResult:
-    """Play ``spec`` through the referee; ``on_hand(done, total)`` reports progress."""
+    """Play ``spec`` through the referee; ``on_hand(done, total)`` reports progress.
+
+    ``seats`` with their players' ``names`` replace ``bots`` when the seats are made elsewhere
+    (`arena.server.remote.remote_seats`: bots on a server); ``time_bank`` is the match's.
+    """
     seed = MatchSeed.from_text(spec.seed)
-    players = list(bots) if bots is not None else build_bots(spec)
-    if len(players) != SEATS:
-        raise ValueError(f"a mahjong match seats {SEATS} bots, got {len(players)}")
-    seats = [seat_factory(bot) for bot in players]
+    if seats is not None:
+        if names is None or len(names) != len(seats):
+            raise ValueError("seats need their players' names, one each")
+        players = list(names)
+    else:
+        bot_list = list(bots) if bots is not None else build_bots(spec)
+        seats = [seat_factory(bot) for bot in bot_list]
+        players = [bot.name for bot in bot_list]
+    if len(seats) != SEATS:
+        raise ValueError(f"a mahjong match seats {SEATS} bots, got {len(seats)}")
     copies = 1 if spec.layout == "rotate" else 2
     result = MatchResult(
         spec=spec,
@@ -268,11 +281,12 @@ async def play_match(
             rules=rules,
             seed=seed,
             deal={"round": round_index, "hand": hand, "scores": [totals[p] for p in seat_player]},
-            players=[players[player].name for player in seat_player],
+            players=[players[player] for player in seat_player],
             match_id=match,
             game_id=f"r{round_index}h{hand}",
             deadline_ms=spec.deadline_ms,
             recorder=recorder,
+            time_bank=time_bank,
         )
         for seat, player in enumerate(seat_player):
             totals[player] += int(played.result.scores[seat])

@@ -38,6 +38,8 @@ class Lobby:
         self.missed_cap = missed_cap
         self.sessions: dict[str, BotSession] = {}
         self.draining = False
+        self.waiting = 0
+        """Tables waiting for bots to arrive."""
         self._changed = asyncio.Condition()
 
     async def notify(self) -> None:
@@ -128,6 +130,7 @@ class Lobby:
             waiting, fatal = self._missing(names, game)
             return bool(fatal) or not waiting or self.draining
 
+        self.waiting += 1
         try:
             async with asyncio.timeout(timeout_s), self._changed:
                 await self._changed.wait_for(ready)
@@ -136,6 +139,8 @@ class Lobby:
                 code=ErrorCode.LATE,
                 text=f"bots not available within {timeout_s * 1000:.0f} ms: {', '.join(waiting)}",
             )
+        finally:
+            self.waiting -= 1
         if self.draining:
             return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
         waiting, fatal = self._missing(names, game)

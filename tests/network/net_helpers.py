@@ -81,12 +81,12 @@ def ws_url(server: ArenaServer) -> str:
 
 @asynccontextmanager
 async def clients(
-    url: str, bots: Mapping[str, Bot], *, token: Mapping[str, str] | None = None
+    url: str, game: str, bots: Mapping[str, Bot], *, token: Mapping[str, str] | None = None
 ) -> AsyncIterator[dict[str, BotClient]]:
     """One in-process `BotClient` per bot (keyed by its server name), welcomed before yield."""
     made = {
         name: BotClient(
-            {bot.games[0]: bot},
+            {game: bot},
             name=name,
             token=(token or {}).get(name),
             adapter_factory=lambda name=name: adapter_for(url, name),

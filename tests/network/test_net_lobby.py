@@ -1,0 +1,281 @@
+"""The server's front door over real websockets: hello, auth, bad frames, floods, binding."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from net_helpers import LOOPBACK, RawPeer, raw_peer, running_server, scaled, wait_until, ws_url
+
+from arena.dealing import MatchSeed
+from arena.referee import play_game
+from arena.server.app import ServerConfig, ServerConfigError
+from arena.server.auth import TokenStore, add_token, digest
+from arena.server.remote import RemoteTableError, remote_seats, server_status
+
+DUEL = {"mode": "duel", "digits": 3, "alphabet": "123456789", "max_guesses": 20}
+
+
+def hello(name: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "hello", "name": name, "games": ["bulls_cows"], **extra}
+
+
+async def test_hello_gets_a_welcome_and_the_lobby_shows_the_bot() -> None:
+    async with running_server() as server, raw_peer(ws_url(server)) as peer:
+        await peer.send(hello("solo"))
+        welcome = await peer.recv()
+        assert welcome["type"] == "welcome"
+        assert welcome["name"] == "solo"
+        assert welcome["session"] and welcome["resume_token"]
+        status = await server_status(ws_url(server))
+        assert [(bot.name, bot.state) for bot in status.bots] == [("solo", "lobby")]
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        ("{", "bad_json"),
+        ("[1, 2]", "bad_json"),
+        ('{"type": "nope"}', "bad_message"),
+        ('{"type": "action", "seq": 1}', "bad_message"),
+        ('{"v": 2, "type": "bye"}', "unsupported_version"),
+        ('{"type": "action", "seq": 1, "action": "guess 123"}', "not_expected"),
+        ('{"type": "hello", "name": "again", "games": ["mahjong"]}', "not_expected"),
+        ('{"type": "event", "payload": {}}', "bad_message"),
+        ("x" * 20_000, "too_large"),
+    ],
+)
+async def test_a_bad_frame_gets_an_error_and_the_connection_stays(frame: str, code: str) -> None:
+    async with running_server() as server, raw_peer(ws_url(server)) as peer:
+        await peer.send(hello("b1"))
+        assert (await peer.recv())["type"] == "welcome"
+        await peer.send(frame)
+        error = await peer.recv()
+        assert (error["type"], error["code"]) == ("error", code)
+        # Still connected and still the same bot: the next bad frame is answered too.
+        await peer.send("{")
+        assert (await peer.recv())["code"] == "bad_json"
+        assert [bot.name for bot in (await server_status(ws_url(server))).bots] == ["b1"]
+
+
+async def test_anything_but_hello_first_is_refused_without_closing() -> None:
+    async with running_server() as server, raw_peer(ws_url(server)) as peer:
+        await peer.send({"type": "action", "seq": 1, "action": "guess 123"})
+        assert (await peer.recv())["code"] == "not_expected"
+        await peer.send(hello("late-greeter"))
+        assert (await peer.recv())["type"] == "welcome"
+
+
+async def test_a_flood_of_bad_frames_closes_only_that_connection() -> None:
+    async with running_server() as server, raw_peer(ws_url(server)) as calm:
+        await calm.send(hello("calm"))
+        assert (await calm.recv())["type"] == "welcome"
+        async with raw_peer(ws_url(server)) as noisy:
+            await noisy.send(hello("noisy"))
+            assert (await noisy.recv())["type"] == "welcome"
+            for _ in range(100):
+                with contextlib.suppress(Exception):
+                    await noisy.send("not json")
+            codes = []
+            with contextlib.suppress(Exception):
+                while True:
+                    codes.append((await noisy.recv())["code"])
+            assert "flood" in codes
+            assert await noisy.closed()
+        await wait_until(
+            lambda: [b.name for b in server.hub.status().bots] == ["calm"], "noisy to leave"
+        )
+        await calm.send("{")
+        assert (await calm.recv())["code"] == "bad_json"
+
+
+async def test_a_silent_connection_is_closed_after_the_hello_timeout() -> None:
+    from arena.server.hub import Limits
+
+    async with (
+        running_server(limits=Limits(hello_timeout_s=0.2)) as server,
+        raw_peer(ws_url(server)) as peer,
+    ):
+        error = await peer.recv()
+        assert error["code"] == "not_expected"
+        assert await peer.closed()
+
+
+@pytest.fixture
+def tokens(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    path = tmp_path / "tokens.toml"
+    issued = {name: add_token(path, name) for name in ("g1", "g2")}
+    issued["boss"] = add_token(path, "boss", admin=True)
+    return path, issued
+
+
+def test_tokens_are_stored_hashed_and_checked(tokens: tuple[Path, dict[str, str]]) -> None:
+    path, issued = tokens
+    text = path.read_text(encoding="utf-8")
+    for token in issued.values():
+        assert token not in text
+        assert digest(token) in text
+    store = TokenStore.load(path)
+    assert store.check_bot("g1", issued["g1"])
+    assert not store.check_bot("g1", issued["g2"])
+    assert not store.check_bot("g3", issued["g1"])
+    assert not store.check_bot("g1", None)
+    assert store.check_admin("boss", issued["boss"])
+    assert not store.check_admin("g1", issued["g1"])
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+async def test_an_unknown_token_gets_auth_failed_and_is_closed(
+    tokens: tuple[Path, dict[str, str]],
+) -> None:
+    path, issued = tokens
+    async with running_server(tokens=path) as server:
+        async with raw_peer(ws_url(server)) as peer:
+            await peer.send(hello("g1", token="wrong"))
+            assert (await peer.recv())["code"] == "auth_failed"
+            assert await peer.closed()
+        async with raw_peer(ws_url(server)) as peer:
+            await peer.send(hello("g1", token=issued["g1"]))
+            assert (await peer.recv())["type"] == "welcome"
+            with pytest.raises(RemoteTableError, match="auth_failed"):
+                await server_status(ws_url(server), admin="boss", token="wrong")
+            status = await server_status(ws_url(server), admin="boss", token=issued["boss"])
+            assert [bot.name for bot in status.bots] == ["g1"]
+
+
+async def test_a_taken_name_is_refused() -> None:
+    async with running_server() as server, raw_peer(ws_url(server)) as first:
+        await first.send(hello("twin"))
+        assert (await first.recv())["type"] == "welcome"
+        async with raw_peer(ws_url(server)) as second:
+            await second.send(hello("twin"))
+            refusal = await second.recv()
+            assert refusal["code"] == "auth_failed"
+            assert "already" in refusal["text"]
+            assert await second.closed()
+
+
+def test_no_tokens_means_loopback_only() -> None:
+    with pytest.raises(ServerConfigError, match="--tokens"):
+        ServerConfig(host="0.0.0.0").token_store()
+    assert ServerConfig(host=LOOPBACK).token_store().open
+
+
+async def test_a_table_waits_for_its_bots_up_to_the_start_timeout() -> None:
+    async with running_server() as server:
+        url = ws_url(server)
+        with pytest.raises(RemoteTableError, match=r"late.*ghost"):
+            async with remote_seats(url, ["ghost"], game="bulls_cows", start_timeout_s=0.1):
+                pass
+        async with raw_peer(url) as peer:
+
+            async def arrive_later() -> None:
+                await wait_until(lambda: server.hub.lobby.waiting > 0, "a table waiting for bots")
+                await peer.send(hello("tardy"))
+
+            arrival = asyncio.create_task(arrive_later())
+            async with remote_seats(
+                url, ["tardy"], game="bulls_cows", start_timeout_s=scaled(20)
+            ) as seats:
+                assert len(seats) == 1
+            await arrival
+            assert (await peer.recv())["type"] == "welcome"
+
+
+async def test_a_bot_that_does_not_play_the_game_is_refused_at_once() -> None:
+    async with running_server() as server, raw_peer(ws_url(server)) as peer:
+        await peer.send({"type": "hello", "name": "dicer", "games": ["liars_dice"]})
+        assert (await peer.recv())["type"] == "welcome"
+        with pytest.raises(RemoteTableError, match="does not play bulls_cows"):
+            async with remote_seats(
+                ws_url(server), ["dicer"], game="bulls_cows", start_timeout_s=scaled(20)
+            ):
+                pass
+
+
+async def _first_request(peer: RawPeer) -> dict[str, Any]:
+    return await peer.recv_until("request")
+
+
+async def test_a_bot_sees_only_its_seat_and_acts_only_for_its_own_request() -> None:
+    async with running_server() as server:
+        url = ws_url(server)
+        async with raw_peer(url) as alice, raw_peer(url) as bob:
+            for peer, name in ((alice, "alice"), (bob, "bob")):
+                await peer.send(hello(name))
+                assert (await peer.recv())["type"] == "welcome"
+            async with remote_seats(url, ["alice", "bob"], game="bulls_cows") as seats:
+                referee = asyncio.create_task(
+                    play_game(
+                        "bulls_cows",
+                        seats,
+                        rules=DUEL,
+                        seed=MatchSeed.from_text("binding"),
+                        deal={"game_index": 0},
+                        players=["alice", "bob"],
+                        deadline_ms=round(scaled(20_000)),
+                    )
+                )
+                request = await _first_request(alice)
+                assert request["seat"] == 0
+                seq = request["seq"]
+                # Bob has no request pending: he cannot answer Alice's.
+                await bob.send({"type": "action", "seq": seq, "action": "guess 123"})
+                assert (await bob.recv_until("error"))["code"] == "not_expected"
+                # Alice cannot claim another seat, nor answer another request.
+                await alice.send({"type": "action", "seq": seq, "seat": 1, "action": "guess 123"})
+                assert (await alice.recv())["code"] == "bad_message"
+                await alice.send({"type": "action", "seq": seq + 7, "action": "guess 123"})
+                assert (await alice.recv())["code"] == "stale_seq"
+                await alice.send({"type": "action", "seq": seq, "action": "guess 123"})
+                answer_request = await _first_request(bob)
+                assert answer_request["seat"] == 1
+                referee.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await referee
+
+
+async def test_every_message_a_bot_receives_names_its_own_seat() -> None:
+    """Run a whole duel through raw peers that record everything they are sent."""
+    async with running_server() as server:
+        url = ws_url(server)
+        seen: dict[str, list[dict[str, Any]]] = {"alice": [], "bob": []}
+
+        async def play(peer: RawPeer, name: str) -> None:
+            while True:
+                message = await peer.recv(30)
+                seen[name].append(message)
+                if message["type"] == "event" and message["payload"]["kind"] == "game_end":
+                    return
+                if message["type"] == "request":
+                    legal = message.get("legal")
+                    if legal:
+                        action = legal[0]
+                    elif message["hint"].startswith("guess"):
+                        action = "guess 123"
+                    else:
+                        action = "reveal 123"
+                    await peer.send({"type": "action", "seq": message["seq"], "action": action})
+
+        async with raw_peer(url) as alice, raw_peer(url) as bob:
+            for peer, name in ((alice, "alice"), (bob, "bob")):
+                await peer.send(hello(name))
+                assert (await peer.recv())["type"] == "welcome"
+            async with remote_seats(url, ["alice", "bob"], game="bulls_cows") as seats:
+                players = asyncio.gather(play(alice, "alice"), play(bob, "bob"))
+                await play_game(
+                    "bulls_cows",
+                    seats,
+                    rules=DUEL,
+                    seed=MatchSeed.from_text("own-seat"),
+                    deal={"game_index": 0},
+                    players=["alice", "bob"],
+                    deadline_ms=round(scaled(20_000)),
+                )
+                await players
+    for name, seat in (("alice", 0), ("bob", 1)):
+        assert seen[name]
+        assert {message.get("seat") for message in seen[name]} == {seat}
