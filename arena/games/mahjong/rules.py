@@ -9,12 +9,12 @@ merged ruleset, so a record's header states every value the hand was played with
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from arena.games import rulesets
 from arena.games.errors import RulesetError
 from arena.games.mahjong.scoring_rules import ScoringRules
 
@@ -27,8 +27,7 @@ MAX_RESERVE: Final = TILES - DEALT - SEATS
 
 MULTIPLE_WINS: Final = ("first", "all")
 
-RULESET_DIR: Final = Path(__file__).resolve().parents[3] / "configs" / "rulesets"
-_META_KEYS: Final = frozenset({"game", "title", "description"})
+GAME: Final = "mahjong"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,15 +49,15 @@ class MahjongRules:
     """Options of the Tai scorer (base points, points per Tai, row variants)."""
 
     def __post_init__(self) -> None:
-        _check_bool("open_kong_from_left", self.open_kong_from_left)
-        _check_bool("per_seat_draws", self.per_seat_draws)
+        rulesets.check_bool("open_kong_from_left", self.open_kong_from_left)
+        rulesets.check_bool("per_seat_draws", self.per_seat_draws)
         if self.multiple_wins not in MULTIPLE_WINS:
             raise RulesetError(
                 f"rule 'multiple_wins' must be one of {', '.join(MULTIPLE_WINS)}, "
                 f"got {self.multiple_wins!r}"
             )
-        _check_int("reserve", self.reserve, 0, MAX_RESERVE)
-        _check_int("min_tai", self.min_tai, 0, 1000)
+        rulesets.check_int("reserve", self.reserve, 0, MAX_RESERVE)
+        rulesets.check_int("min_tai", self.min_tai, 0, 1000)
         if not isinstance(self.scoring, ScoringRules):
             raise RulesetError("rule 'scoring' must be a table of scoring options")
 
@@ -93,64 +92,21 @@ class MahjongRules:
         }
 
 
-def _check_int(key: str, value: object, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesetError(f"rule {key!r} must be an integer, got {value!r}")
-    if not low <= value <= high:
-        raise RulesetError(f"rule {key!r} must be between {low} and {high}, got {value}")
-
-
-def _check_bool(key: str, value: object) -> None:
-    if not isinstance(value, bool):
-        raise RulesetError(f"rule {key!r} must be true or false, got {value!r}")
-
-
 def ruleset_path(name: str | Path) -> Path:
-    """A ruleset file: a path to a ``.toml`` file, or a name in ``configs/rulesets/``."""
-    path = Path(name)
-    if path.suffix == ".toml" or path.parent != Path("."):
-        if not path.is_file():
-            raise RulesetError(f"no ruleset file {path}")
-        return path
-    candidate = RULESET_DIR / f"{name}.toml"
-    if not candidate.is_file():
-        known = ", ".join(list_rulesets()) or "none"
-        raise RulesetError(f"no mahjong ruleset named {str(name)!r}; known: {known}")
-    return candidate
+    """A mahjong ruleset file: a ``.toml`` path, or a name in ``configs/rulesets/``."""
+    return rulesets.ruleset_path(GAME, name)
 
 
 def list_rulesets() -> list[str]:
     """Names of the mahjong rulesets in ``configs/rulesets/``."""
-    if not RULESET_DIR.is_dir():
-        return []
-    names = []
-    for path in sorted(RULESET_DIR.glob("*.toml")):
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError):
-            continue
-        if data.get("game") == "mahjong":
-            names.append(path.stem)
-    return names
+    return rulesets.list_rulesets(GAME)
 
 
 def load_ruleset(name: str | Path) -> MahjongRules:
     """Read a ruleset file: ``game = "mahjong"``, optional title/description, a ``[rules]`` table
     (with an optional ``[rules.scoring]`` table), merged over the defaults."""
     path = ruleset_path(name)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise RulesetError(f"{path}: not valid TOML: {exc}") from exc
-    game = data.get("game")
-    if game != "mahjong":
-        raise RulesetError(f"{path}: key 'game' is {game!r}, not 'mahjong'")
-    for key in data:
-        if key != "rules" and key not in _META_KEYS:
-            raise RulesetError(f"{path}: unknown key {key!r}; put rules under [rules]")
-    rules = data.get("rules", {})
-    if not isinstance(rules, dict):
-        raise RulesetError(f"{path}: key 'rules' must be a table")
+    rules = rulesets.rules_table(GAME, path)
     try:
         return MahjongRules.from_mapping(rules)
     except RulesetError as exc:

@@ -1,0 +1,77 @@
+"""Ruleset files shared by every game: ``configs/rulesets/NAME.toml`` with a ``game`` key,
+optional ``title``/``description``, and the rules under ``[rules]``; plus the value checks every
+game's rules use, so each error names the key at fault."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Final
+
+from arena.games.errors import RulesetError
+
+RULESET_DIR: Final = Path(__file__).resolve().parents[2] / "configs" / "rulesets"
+META_KEYS: Final = frozenset({"game", "title", "description"})
+
+
+def check_int(key: str, value: object, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesetError(f"rule {key!r} must be an integer, got {value!r}")
+    if not low <= value <= high:
+        raise RulesetError(f"rule {key!r} must be between {low} and {high}, got {value}")
+
+
+def check_bool(key: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise RulesetError(f"rule {key!r} must be true or false, got {value!r}")
+
+
+def list_rulesets(game: str) -> list[str]:
+    """Names of the rulesets of ``game`` in ``configs/rulesets/``."""
+    if not RULESET_DIR.is_dir():
+        return []
+    names = []
+    for path in sorted(RULESET_DIR.glob("*.toml")):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError):
+            continue
+        if data.get("game") == game:
+            names.append(path.stem)
+    return names
+
+
+def ruleset_path(game: str, name: str | Path) -> Path:
+    """A ruleset file: a path to a ``.toml`` file, or the name of one in ``configs/rulesets/``."""
+    path = Path(name)
+    if path.suffix == ".toml" or path.parent != Path("."):
+        if not path.is_file():
+            raise RulesetError(f"no ruleset file {path}")
+        return path
+    candidate = RULESET_DIR / f"{name}.toml"
+    if not candidate.is_file():
+        known = ", ".join(list_rulesets(game)) or "none"
+        raise RulesetError(f"no {game} ruleset named {str(name)!r}; known: {known}")
+    return candidate
+
+
+def rules_table(game: str, name: str | Path, *, game_key_required: bool = True) -> dict[str, Any]:
+    """The ``[rules]`` table of a ruleset file of ``game``, after checking the file's frame.
+
+    Errors name the file and the key: not TOML, another game's file, an unknown top-level key.
+    """
+    path = ruleset_path(game, name)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetError(f"{path}: not valid TOML: {exc}") from exc
+    found = data.get("game", None if game_key_required else game)
+    if found != game:
+        raise RulesetError(f"{path}: key 'game' is {found!r}, not {game!r}")
+    for key in data:
+        if key != "rules" and key not in META_KEYS:
+            raise RulesetError(f"{path}: unknown key {key!r}; put rules under [rules]")
+    rules = data.get("rules", {})
+    if not isinstance(rules, dict):
+        raise RulesetError(f"{path}: key 'rules' must be a table")
+    return rules
