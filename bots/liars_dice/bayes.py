@@ -19,8 +19,11 @@ guessed count of a face lies between its imagined count and what the limits and 
 allow, and imagined hands are completed by rolling only the free dice under the limits.
 
 Departures from the seed, each because the seed's text does not pin the point down:
-* B takes A as a parent (support is defined relative to A), and the posterior is normalised over
-  the four (B, C) cells instead of divided by separately estimated p(D|A)p(E|A).
+* B takes A as a parent: the derivation writes p(B), but support is defined relative to A, so its
+  step p(B,C|A) = p(C|A,B)p(B) only holds read as p(B|A). The posterior is normalised over the
+  four (B, C) cells instead of divided by separately estimated p(D|A)p(E|A).
+* A believed opening "x of y" fills y to x−1, as 圖 4.14 does for answers; 圖 4.12 says "add one",
+  which agrees for the usual opening count of two.
 * Counts are Laplace-smoothed (+1 per cell) so that an unseen situation reads 1/2.
 * A belief is drawn with the network's probability (``belief="sample"``, the random spirit of §4.2)
   or taken when over 1/2 (``belief="threshold"``).

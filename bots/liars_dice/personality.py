@@ -2,8 +2,9 @@
 
 Each personality is five two-way traits (the seed's wording in brackets):
 
-1. honest / liar (誠實/說謊): an honest bidder names, with probability 0.7, the face it believes
-   most plentiful, else (0.3) a face it holds none of (缺門); a liar the other way round.
+1. honest / liar (誠實/說謊): whenever it bids, opening included (每次的喊牌), an honest bidder
+   names, with probability 0.7, the face it believes most plentiful, else (0.3) a face it holds
+   none of (缺門); a liar the other way round. The count is the least legal one for that face.
 2. trusting / suspicious (信賴/猜忌): facing "x of y", a trusting player believes the bidder holds
    x or x−1 of y (even odds), a suspicious one x−1 or x−2.
 3. high / low cap (上限高/低): the largest count it tolerates, drawn once per game from {5, 6}
