@@ -30,8 +30,14 @@ def factories(game: str) -> Mapping[str, BotFactory]:
     return found
 
 
+def _natural(name: str) -> tuple[str, int]:
+    # type2 before type10: a person reads the personalities in the seed's order.
+    stem = name.rstrip("0123456789")
+    return stem, int(name[len(stem) :] or -1)
+
+
 def bot_names(game: str) -> list[str]:
-    return sorted(factories(game))
+    return sorted(factories(game), key=_natural)
 
 
 def make_bot(
@@ -40,6 +46,6 @@ def make_bot(
     """Build the bot ``strategy`` of ``game``; ``name`` defaults to the strategy name."""
     found = factories(game)
     if strategy not in found:
-        known = ", ".join(sorted(found))
+        known = ", ".join(sorted(found, key=_natural))
         raise UnknownBotError(f"no {game} bot named {strategy!r}; known: {known}")
     return found[strategy](name or strategy, dict(config or {}))

@@ -27,7 +27,7 @@ from arena.errors import ArenaError
 from arena.games.errors import GameError
 from arena.games.liars_dice import LiarsDiceRules, load_ruleset
 from bots.liars_dice import PERSONALITIES, ConfigError
-from bots.registry import UnknownBotError
+from bots.registry import UnknownBotError, bot_names
 
 ld_app = typer.Typer(
     help="Liar's dice experiments (seed 002): the gauntlet against the 32 personalities.",
@@ -90,6 +90,8 @@ def gauntlet(
         fail(f"--driver must be 'referee' or 'direct', not {driver!r}")
     chosen: Driver = "direct" if driver == "direct" else "referee"
     options = _bot_config(config)
+    if bot not in bot_names("liars_dice"):
+        fail(f"no liars_dice bot named {bot!r}; known: {', '.join(bot_names('liars_dice'))}")
     try:
         with _progress(games * len(PERSONALITIES), f"{bot} vs 32 personalities") as advance:
             result = run_gauntlet(bot, games, seed, config=options, driver=chosen, progress=advance)
