@@ -21,18 +21,31 @@ a test checks they agree with ``arena.transports.mqtt``.
 
 from __future__ import annotations
 
+import json
 import secrets
+import socket
 from abc import ABC, abstractmethod
 from contextlib import AsyncExitStack
 from urllib.parse import urlsplit
 
 import aiomqtt
 import structlog
+from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from protocol.codec import ProtocolError, encode, parse_message
-from protocol.messages import Action, Bye, Error, Event, Hello, Request, Welcome
+from protocol.codec import ProtocolError, decode, encode, parse_message
+from protocol.messages import (
+    MESSAGE_ADAPTER,
+    Action,
+    Bye,
+    Error,
+    Event,
+    Hello,
+    Message,
+    Request,
+    Welcome,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -63,14 +76,36 @@ class ServerAdapter(ABC):
     @abstractmethod
     async def close(self) -> None: ...
 
-    @staticmethod
-    def decode(raw: str | bytes) -> ServerMessage | None:
-        """Our protocol's frame as a message; None (logged) for a frame a bot cannot use."""
-        try:
-            message = parse_message(raw)
-        except ProtocolError as exc:
-            log.warning("bad_frame_from_server", code=exc.code.value, text=exc.text)
-            return None
+    wants_events: bool = True
+    """False when no bot of the client listens to events: they may then be dropped unread
+    (`BotClient` sets it; reading a mahjong event costs more than some bots' decisions)."""
+
+    def decode(self, raw: str | bytes) -> ServerMessage | None:
+        """Our protocol's frame as a message; None for one the client need not see (an unwanted
+        event) or cannot use (logged)."""
+        message: Message | None
+        if self.wants_events:
+            try:
+                message = MESSAGE_ADAPTER.validate_json(raw)
+            except ValidationError:
+                message = None
+        else:
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                data = None
+            if isinstance(data, dict) and data.get("type") == "event":
+                return None
+            try:
+                message = decode(data)
+            except ProtocolError:
+                message = None
+        if message is None:
+            try:
+                message = parse_message(raw)
+            except ProtocolError as exc:
+                log.warning("bad_frame_from_server", code=exc.code.value, text=exc.text)
+                return None
         if isinstance(message, Welcome | Event | Request | Error | Bye):
             return message
         log.warning("unexpected_message_from_server", type=message.type)
@@ -149,6 +184,9 @@ class MqttAdapter(ServerAdapter):
                     will=aiomqtt.Will(up, encode(Bye(reason="connection lost")), qos=1),
                     keepalive=15,
                     timeout=CONNECT_TIMEOUT_S,
+                    # Nagle's algorithm, on by default in the MQTT library, would hold each small
+                    # action back until the previous segment is acknowledged.
+                    socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
                 )
             )
             await client.subscribe(down, qos=1)

@@ -11,6 +11,7 @@ client named ``--name`` (default NAME), until the server says bye; SIGINT/SIGTER
 from __future__ import annotations
 
 import asyncio
+import functools
 import signal
 import tomllib
 from pathlib import Path
@@ -68,19 +69,19 @@ def build_bots(
     return bots
 
 
-async def _play(client: BotClient) -> str:
+async def _play(clients: list[BotClient]) -> list[str]:
     loop = asyncio.get_running_loop()
-    runner = asyncio.ensure_future(client.run())
-
+    runners = [asyncio.ensure_future(client.run()) for client in clients]
     stopping: list[asyncio.Future[None]] = []
 
     def request_stop() -> None:
-        stopping.append(asyncio.ensure_future(client.stop("the bot's owner stopped it")))
+        for client in clients:
+            stopping.append(asyncio.ensure_future(client.stop("the bot's owner stopped it")))
 
     for number in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(number, request_stop)
     try:
-        return await runner
+        return list(await asyncio.gather(*runners))
     finally:
         for number in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(number)
@@ -97,6 +98,9 @@ def run(
     resume_file: Path | None = typer.Option(
         None, help="keep the resume token here, so a restarted process gets its seat back"
     ),
+    copies: int = typer.Option(
+        1, min=1, max=256, help="run N copies, named NAME-0 … NAME-(N-1), one connection each"
+    ),
     log_level: str = typer.Option("info", help="console log level (decisions are info)"),
     log_json: Path | None = typer.Option(None, help="also write JSON logs here"),
 ) -> None:
@@ -108,25 +112,37 @@ def run(
             settings = tomllib.loads(config.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
             _die(f"{config}: {exc}")
-    player = name or strategy
-    bots = build_bots(strategy, game, settings, player)
+    base = name or strategy
+    players = [base] if copies == 1 else [f"{base}-{i}" for i in range(copies)]
     try:
-        adapter_for(url, player)
+        adapter_for(url, base)
     except ValueError as exc:
         _die(str(exc))
-    client = BotClient(
-        bots,
-        name=player,
-        token=token,
-        adapter_factory=lambda: adapter_for(url, player),
-        resume_file=resume_file,
-    )
+    clients = []
+    for player in players:
+        resume = resume_file
+        if resume is not None and copies > 1:
+            resume = resume.with_name(f"{resume.name}.{player}")
+        clients.append(
+            BotClient(
+                build_bots(strategy, game, settings, player),
+                name=player,
+                token=token,
+                adapter_factory=functools.partial(adapter_for, url, player),
+                resume_file=resume,
+            )
+        )
     try:
-        reason = asyncio.run(_play(client))
+        reasons = asyncio.run(_play(clients))
     except ClientRefused as exc:
-        _die(f"the server refused {player}: {exc}")
-    typer.echo(f"{player}: {reason} ({client.decisions} decisions)", err=True)
+        _die(f"the server refused a bot: {exc}")
+    for client, reason in zip(clients, reasons, strict=True):
+        typer.echo(f"{client.name}: {reason} ({client.decisions} decisions)", err=True)
 
 
 def main() -> None:
     app()
+
+
+if __name__ == "__main__":
+    main()

@@ -70,10 +70,15 @@ class BotClient:
             self.resume_token = resume_file.read_text(encoding="utf-8").strip() or None
         self.current_game = next(iter(self.bots))
         self.decisions = 0
+        self.welcomes = 0
+        self.resumes = 0
         self.welcomed = asyncio.Event()
         self.log = log.bind(bot=name)
         self._adapter: ServerAdapter | None = None
         self._stopping = False
+        # A bot that keeps Bot.on_event (a no-op) decides from requests alone: its events need
+        # not even be read.
+        self._listening = any(type(bot).on_event is not Bot.on_event for bot in self.bots.values())
         # Checked once: building a log line per decision costs more than many bots' thinking.
         self._log_decisions = logging.getLogger(__name__).isEnabledFor(logging.INFO)
 
@@ -82,6 +87,7 @@ class BotClient:
         attempt = 0
         while not self._stopping:
             adapter = self.adapter_factory()
+            adapter.wants_events = self._listening
             self._adapter = adapter
             try:
                 await adapter.connect()
@@ -134,6 +140,8 @@ class BotClient:
         if not isinstance(first, Welcome):
             raise ClientRefused(f"expected welcome, got {first.type}")
         resumed = first.resume_token == self.resume_token
+        self.welcomes += 1
+        self.resumes += resumed
         self._save_resume(first.resume_token)
         self.log.info("welcome", session=first.session, resumed=resumed)
         self.welcomed.set()

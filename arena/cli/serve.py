@@ -3,18 +3,48 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import typer
 
 from arena.cli.common import fail, print_json
 from arena.errors import ArenaError
+from arena.transports.base import Seat
 
 tokens_app = typer.Typer(
     help="Bot and admin tokens for `arena serve --tokens`.", no_args_is_help=True
 )
 
 DEFAULT_TOKENS = Path("tokens.toml")
+T = TypeVar("T")
+
+SERVER_HELP = (
+    "play through the arena server at this ws:// URL: the --bots names are bots connected "
+    "there (admin token from ARENA_ADMIN_TOKEN when the server has --tokens)"
+)
+
+
+def run_on_server(
+    url: str,
+    bot_names: Sequence[str],
+    game: str,
+    play: Callable[[list[Seat]], Awaitable[T]],
+    *,
+    start_timeout_s: float = 30.0,
+) -> T:
+    """For ``arena match … --server URL``: run ``play(seats)`` on a table of the named bots;
+    a table that cannot open (bots absent past the start timeout, bad token, no server) is a
+    clear error, not a traceback."""
+    from arena.server.remote import RemoteTableError, play_on_server
+
+    try:
+        return asyncio.run(
+            play_on_server(url, bot_names, game, play, start_timeout_s=start_timeout_s)
+        )
+    except RemoteTableError as exc:
+        fail(str(exc))
 
 
 def serve(
@@ -101,6 +131,9 @@ def lobby(
 
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
+    from arena.bench.network import bench_network
+
+    bench_app.command("network")(bench_network)
     app.command("serve")(serve)
     app.command("lobby")(lobby)
     app.add_typer(tokens_app, name="tokens")

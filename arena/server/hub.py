@@ -23,7 +23,13 @@ from arena.games.registry import canonical_name
 from arena.server.auth import NAME_PATTERN, TokenStore
 from arena.server.lobby import Lobby
 from arena.server.local import LocalSeat
-from arena.server.sessions import DEFAULT_MISSED_CAP, BotSession, FloodGuard, Link
+from arena.server.sessions import (
+    DEFAULT_MISSED_CAP,
+    BotSession,
+    FloodGuard,
+    Link,
+    SessionState,
+)
 from arena.server.tables import SeatPipe, Table
 from arena.server.wire import (
     ADMIN_TYPES,
@@ -63,6 +69,11 @@ class Limits:
     flood_burst: int = 20
     flood_per_second: float = 2.0
     missed_cap: int = DEFAULT_MISSED_CAP
+    event_linger_s: float = 0.05
+    """How long an event for a bot may wait to share a write with later frames (a request or
+    error to that bot sends everything queued at once): see `FrameBatcher`."""
+    detach_grace_s: float = 5.0
+    """How long closing a table waits for its seat connections to finish relaying."""
 
 
 class Role(StrEnum):
@@ -82,6 +93,8 @@ class Hub:
         self.lobby = Lobby(tokens, self.limits.missed_cap)
         self.tables: dict[str, Table] = {}
         self.connections: set[Connection] = set()
+        self.internal_errors = 0
+        """Exceptions caught at the last guard of a connection (a server bug; tests want 0)."""
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -107,6 +120,7 @@ class Hub:
                 table=session.binding.table if session.binding else None,
             )
             for session in self.lobby.sessions.values()
+            if session.state is not SessionState.CLOSED
         ]
         return StatusReport(
             draining=self.draining,
@@ -154,11 +168,12 @@ class Hub:
         finally:
             await self.close_table(table.id, "its match is over")
 
-    async def close_table(self, table_id: str, reason: str) -> None:
-        table = self.tables.pop(table_id, None)
+    async def close_table(self, table_id: str, reason: str, grace_s: float = 0.0) -> None:
+        table = self.tables.get(table_id)
         if table is None:
             return
-        await table.close(self.lobby, reason)
+        await table.close(self.lobby, reason, grace_s)
+        self.tables.pop(table_id, None)
         if not self.tables:
             self._idle.set()
 
@@ -226,6 +241,9 @@ class Connection:
 
     async def _bad(self, code: ErrorCode, text: str, seq: int | None = None) -> None:
         """Answer a bad frame; close the connection once they come too fast."""
+        (self.session.log if self.session is not None else self.log).info(
+            "bad_frame", code=code.value, text=text[:200]
+        )
         await self._send(Error(code=code, text=text, seq=seq))
         if self.guard.strike():
             self.log.warning("flood", role=self.role.value)
@@ -245,6 +263,7 @@ class Connection:
             elif self.role is Role.NEW:
                 await self._first_frame(raw)
         except Exception as exc:  # the last guard: a server bug must not end the server
+            self.hub.internal_errors += 1
             self.log.exception("frame_handler_failed", error=repr(exc))
             await self._send(Error(code=ErrorCode.INTERNAL, text="internal server error"))
 
@@ -321,7 +340,9 @@ class Connection:
         elif isinstance(message, CloseTable):
             if message.table in self.tables:
                 self.tables.discard(message.table)
-                await self.hub.close_table(message.table, "closed by its admin")
+                await self.hub.close_table(
+                    message.table, "closed by its admin", self.hub.limits.detach_grace_s
+                )
             await self._send(TableClosed(table=message.table, reason="closed by its admin"))
         elif isinstance(message, StatusQuery):
             await self._send(self.hub.status())
@@ -382,10 +403,15 @@ class Connection:
             await self.hub.lobby.link_lost(self.session, self.link)
         elif role is Role.ADMIN:
             for table_id in list(self.tables):
-                await self.hub.close_table(table_id, "its admin disconnected")
+                await self.hub.close_table(
+                    table_id, "its admin disconnected", self.hub.limits.detach_grace_s
+                )
             self.tables.clear()
         elif role is Role.SEAT and self.pipe is not None:
-            await self.hub.close_table(self.pipe.table.id, f"slot {self.pipe.slot} detached")
+            table = self.pipe.table
+            await table.release(self.hub.lobby, self.pipe.slot)
+            if table.finished:
+                await self.hub.close_table(table.id, "every slot detached")
 
     async def shut(self, reason: str) -> None:
         """Say bye (where that makes sense) and close the link."""

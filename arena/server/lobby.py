@@ -17,7 +17,8 @@ log = structlog.get_logger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Admitted:
-    """A hello the lobby accepted: the session, and whether it is a resumed one."""
+    """A hello the lobby accepted: the session, and whether it is a resumed one (the caller
+    sends the welcome, then calls `BotSession.resume`, so the welcome comes first)."""
 
     session: BotSession
     resumed: bool
@@ -67,12 +68,10 @@ class Lobby:
         session = self._live(hello.name)
         if session is not None:
             if hello.resume is not None and hello.resume == session.resume_token:
-                await session.resume(link)
                 return Admitted(session, resumed=True)
             if session.state is SessionState.ABSENT and not self.tokens.open:
                 # The token already proves who this is: a restarted bot that lost its resume
                 # token still gets its seat back.
-                await session.resume(link)
                 return Admitted(session, resumed=True)
             why = "resume token does not match" if hello.resume else "send hello.resume"
             return Error(

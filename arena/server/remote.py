@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
+from typing import TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
@@ -31,9 +32,12 @@ from arena.server.wire import (
     encode_admin,
     parse_admin,
 )
+from arena.transports.base import Seat
 from arena.transports.websocket import WebSocketSeat
 from protocol.codec import MAX_MESSAGE_BYTES, ProtocolError
 from protocol.messages import Bye, Error
+
+T = TypeVar("T")
 
 ADMIN_NAME_ENV = "ARENA_ADMIN_NAME"
 ADMIN_TOKEN_ENV = "ARENA_ADMIN_TOKEN"
@@ -149,10 +153,30 @@ async def remote_seats(
         try:
             yield seats
         finally:
+            # Seat connections first, each after its last frame: the server relays a seat's
+            # frames in order, then frees its bot. The table's close then finds them done, and
+            # once it is confirmed the bots are back in the lobby for the next table.
             for seat in seats:
-                seat.retire()
-            with suppress(ConnectionClosed):
+                await seat.aclose()
+            with suppress(ConnectionClosed, RemoteTableError):
                 await control.send(encode_admin(CloseTable(table=opened.table)))
+                await _reply(control, REPLY_TIMEOUT_S)
+
+
+async def play_on_server(
+    url: str,
+    bot_names: Sequence[str],
+    game: str,
+    play: Callable[[list[Seat]], Awaitable[T]],
+    *,
+    start_timeout_s: float = 30.0,
+    label: str = "",
+) -> T:
+    """``play(seats)`` on a table of the named bots: the match code's one entry to a server."""
+    async with remote_seats(
+        url, bot_names, game=game, start_timeout_s=start_timeout_s, label=label
+    ) as seats:
+        return await play(list(seats))
 
 
 async def server_status(

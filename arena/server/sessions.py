@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import structlog
 
+from arena.server.wire import protocol_text
 from protocol.codec import encode
 from protocol.games.common import GameStart
 from protocol.messages import Action, Error, ErrorCode, Event, Request
@@ -127,7 +128,7 @@ class Frame:
     @classmethod
     def of(cls, message: Event | Error | Request) -> Frame:
         return cls(
-            encode(message),
+            protocol_text(message),
             message.type,
             message.seq,
             message.seat,
@@ -186,6 +187,7 @@ class BotSession:
         self.journal_cap = missed_cap
         self.dropped = 0
         self._pending: _Pending | None = None
+        self._where: tuple[str | None, str | None, int | None] = (None, None, None)
         self.log = log.bind(bot=name, session=self.session_id)
 
     def __repr__(self) -> str:
@@ -202,11 +204,13 @@ class BotSession:
 
     def unseat(self) -> None:
         """The table closed: a connected bot returns to the lobby, an absent one is forgotten."""
+        self.log.info("seat_released", state=self.state.value)
         self.binding = None
         self._pending = None
         self.journal.clear()
         self.dropped = 0
         self.log = log.bind(bot=self.name, session=self.session_id)
+        self._where = (None, None, None)
         if self.state is SessionState.SEATED:
             self.state = SessionState.LOBBY
         elif self.state is SessionState.ABSENT:
@@ -217,6 +221,8 @@ class BotSession:
         binding = self.binding
         if binding is None:
             return
+        if frame.game_start or frame.kind == "request":
+            self._context(frame)
         if frame.kind == "event":
             if frame.game_start and self.state is SessionState.SEATED:
                 self.journal.clear()
@@ -239,6 +245,12 @@ class BotSession:
             and not await link.send(frame.text, urgent=frame.kind != "event")
         ):
             await self.link_lost(link)
+
+    def _context(self, frame: Frame) -> None:
+        """Keep the match, game and seat of the bot's current game in its log context."""
+        if (frame.match, frame.game, frame.seat) != self._where:
+            self._where = (frame.match, frame.game, frame.seat)
+            self.log = self.log.bind(match=frame.match, game=frame.game, seat=frame.seat)
 
     def _remember(self, text: str) -> None:
         if len(self.journal) >= self.journal_cap:

@@ -10,6 +10,8 @@ for the request pending on that connection, in the game seat that request named.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import secrets
 from collections.abc import Sequence
 from enum import StrEnum
@@ -81,6 +83,9 @@ class Table:
         self.sessions = list(sessions)
         self.keys = [secrets.token_urlsafe(16) for _ in sessions]
         self.sinks: dict[int, SeatSink] = {}
+        self.released: set[int] = set()
+        self._unattached = asyncio.Event()
+        self._unattached.set()
         self.state = TableState.OPEN
         self.log = log.bind(table=self.id, game_kind=game)
         for slot, session in enumerate(self.sessions):
@@ -114,18 +119,45 @@ class Table:
     def bind(self, slot: int, sink: SeatSink) -> None:
         """``sink`` now receives the answers of the bot in ``slot``."""
         self.sinks[slot] = sink
+        self._unattached.clear()
         binding = self.sessions[slot].binding
         if binding is not None:
             binding.sink = sink
 
-    async def close(self, lobby: Lobby, reason: str) -> None:
+    @property
+    def finished(self) -> bool:
+        """Every slot has been released."""
+        return len(self.released) == len(self.sessions)
+
+    async def release(self, lobby: Lobby, slot: int) -> None:
+        """The referee is done with ``slot`` (its seat connection closed after its last frame
+        was relayed): the bot goes back to the lobby, whatever the other slots do."""
+        if slot in self.released:
+            return
+        self.released.add(slot)
+        self.sinks.pop(slot, None)
+        if not self.sinks:
+            self._unattached.set()
+        lobby.release(self.sessions[slot])
+        await lobby.notify()
+
+    async def close(self, lobby: Lobby, reason: str, grace_s: float = 0.0) -> None:
+        """Close the table. Seat connections still open get ``grace_s`` to finish relaying what
+        their referee already sent (their frames are read in order, the close order of
+        separate connections is not), then are cut."""
         if self.state is TableState.CLOSED:
             return
         self.state = TableState.CLOSED
-        for session in self.sessions:
-            lobby.release(session)
-        for sink in self.sinks.values():
+        if grace_s > 0 and self.sinks:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(grace_s):
+                    await self._unattached.wait()
+        for sink in list(self.sinks.values()):
             await sink.detach(reason)
         self.sinks.clear()
+        for slot in range(len(self.sessions)):
+            if slot not in self.released:
+                self.released.add(slot)
+                lobby.release(self.sessions[slot])
         await lobby.notify()
         self.log.info("table_closed", reason=reason)

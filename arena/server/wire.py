@@ -163,3 +163,15 @@ def parse_admin(raw: str | bytes, max_bytes: int) -> AdminAny:
 
 def encode_admin(message: AdminMessage | Error | Bye) -> str:
     return message.model_dump_json(exclude_none=True)
+
+
+def protocol_text(message: WireModel) -> str:
+    """A protocol message as the server and its seats put it on the wire: top-level fields that
+    are unset (None) are left out, payloads are sent whole.
+
+    `protocol.codec.encode` drops None at every depth, which also drops payload fields that are
+    required but may be null (a mahjong observation's ``drawn``), and the receiving side's models
+    then reject the message. Leaving out only top-level unset fields is valid for every message.
+    """
+    unset = {name for name, value in message if value is None}
+    return message.model_dump_json(exclude=unset)

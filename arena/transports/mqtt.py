@@ -22,6 +22,7 @@ import asyncio
 import logging
 import re
 import secrets
+import socket
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -37,6 +38,9 @@ TOPIC_ROOT = "arena/v1/bots"
 UP_FILTER = f"{TOPIC_ROOT}/+/+/up"
 QOS = 1
 DEFAULT_PORT = 1883
+NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+"""The MQTT library leaves Nagle's algorithm on: each small message would then wait for the
+ACK of the one before (tens of milliseconds with delayed ACKs)."""
 _LEVEL = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
@@ -170,6 +174,7 @@ class MqttBridge:
                     self.port,
                     identifier=f"arena-server-{secrets.token_hex(4)}",
                     keepalive=30,
+                    socket_options=NO_DELAY,
                 ) as client:
                     self.client = client
                     await client.subscribe(UP_FILTER, qos=QOS)

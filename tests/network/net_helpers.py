@@ -170,7 +170,7 @@ def mosquitto(tmp: Path) -> Iterator[int]:
     config = tmp / "mosquitto.conf"
     config.write_text(
         f"listener {port} {LOOPBACK}\nallow_anonymous true\npersistence false\n"
-        "log_dest stderr\nlog_type error\nlog_type warning\n",
+        "set_tcp_nodelay true\nlog_dest stderr\nlog_type error\nlog_type warning\n",
         encoding="utf-8",
     )
     process = subprocess.Popen(

@@ -59,7 +59,7 @@ RULES = {
 async def play(case: Case, seats: Sequence[Seat]) -> tuple[list[Any], list[dict[str, Any]]]:
     """The case's match on ``seats`` (in ``case.names`` order): results and the record."""
     recorder = MemoryRecorder()
-    deadline = round(scaled(30_000))
+    deadline = round(scaled(10_000))
     if case.game == "mahjong":
         from arena.matches.mahjong import MatchSpec, play_match
 
