@@ -1,0 +1,370 @@
+"""``arena bench network``: what the network costs a match, measured side by side in one run.
+
+One mahjong match (384 hands by default, four bots of one strategy) is played:
+
+1. in-process (the baseline);
+2. over websockets: an ``arena serve`` process, four ``bots run`` processes, and the referee in
+   this process reaching them through ``remote_seats`` — what ``arena match … --server`` does, so
+   every message crosses two hops (referee → server → bot);
+3. the same with the referee inside the server process (`Hub.local_seats`): one hop;
+4. and 5. the same two over MQTT, through a Mosquitto broker this command starts (skipped, and
+   said so, when the ``mosquitto`` binary is missing).
+
+Every network run must give exactly the in-process result; its wall time is reported as a ratio
+to the in-process time, and each decision's round trip (request sent → action back, bot thinking
+included) is recorded. Then 16 tables of four bots (64 connections, from four processes) play at
+once through one server: all must finish, and the round trip's p99 is reported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import platform
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from arena.matches.mahjong import MatchResult, MatchSpec, play_match
+from arena.server.app import ArenaServer, ServerConfig
+from arena.server.remote import RemoteTableError, remote_seats, server_status
+from arena.transports.base import Seat
+from protocol.messages import Action, Error, Event, Request
+
+LOOPBACK = "127.0.0.1"
+TARGETS = {"websocket_ratio": 1.5, "mqtt_ratio": 2.0, "tables_rtt_p99_ms": 20.0}
+START_TIMEOUT_S = 60.0
+
+
+class TimedSeat:
+    """A `Seat` that records each request's round trip, in milliseconds."""
+
+    def __init__(self, seat: Seat, samples: list[float]) -> None:
+        self.seat = seat
+        self.samples = samples
+
+    async def send(self, message: Event | Error) -> None:
+        await self.seat.send(message)
+
+    async def ask(self, request: Request) -> Action:
+        started = time.perf_counter()
+        try:
+            return await self.seat.ask(request)
+        finally:
+            self.samples.append((time.perf_counter() - started) * 1000)
+
+
+def percentiles(samples: Sequence[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    if not ordered:
+        return {}
+
+    def at(q: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
+
+    return {"n": len(ordered), "p50": at(0.5), "p90": at(0.9), "p99": at(0.99), "max": at(1.0)}
+
+
+@dataclass
+class Run:
+    label: str
+    wall_s: float
+    result: dict[str, Any]
+    rtt_ms: list[float] = field(default_factory=list)
+
+    def to_json(self, baseline: Run | None) -> dict[str, Any]:
+        data: dict[str, Any] = {"wall_s": round(self.wall_s, 3)}
+        if baseline is not None:
+            data["ratio"] = round(self.wall_s / baseline.wall_s, 3)
+            data["same_result"] = self.result == baseline.result
+        if self.rtt_ms:
+            data["rtt_ms"] = percentiles(self.rtt_ms)
+        return data
+
+
+def _figures(result: MatchResult) -> dict[str, Any]:
+    """What must not change with the transport: every figure but the bots' names."""
+    players = [{k: v for k, v in p.to_json().items() if k != "bot"} for p in result.programs]
+    return {"players": players, "decisions": result.decisions, "hands": result.hands}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((LOOPBACK, 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def _python(*args: str) -> list[str]:
+    return [sys.executable, "-c", f"import sys; from {args[0]} import main; sys.exit(main())"]
+
+
+async def _spawn(argv: list[str]) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        *argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+async def _stop(processes: Sequence[asyncio.subprocess.Process]) -> None:
+    for process in processes:
+        if process.returncode is None:
+            process.terminate()
+    for process in processes:
+        try:
+            async with asyncio.timeout(20):
+                await process.wait()
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+
+
+async def _wait_for_bots(url: str, names: Sequence[str]) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        with contextlib.suppress(RemoteTableError):
+            status = await server_status(url)
+            if set(names) <= {bot.name for bot in status.bots if bot.state == "lobby"}:
+                return
+        if time.monotonic() > deadline:
+            raise RemoteTableError(f"bots {', '.join(names)} did not connect to {url}")
+        await asyncio.sleep(0.1)
+
+
+@asynccontextmanager
+async def mosquitto() -> AsyncIterator[str | None]:
+    """``mqtt://…`` of a Mosquitto broker on a free loopback port, or None without the binary."""
+    binary = shutil.which("mosquitto") or (
+        "/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None
+    )
+    if binary is None:
+        yield None
+        return
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "mosquitto.conf"
+        # Mosquitto leaves Nagle's algorithm on unless told: small messages would wait for ACKs.
+        config.write_text(
+            f"listener {port} {LOOPBACK}\nallow_anonymous true\npersistence false\n"
+            "set_tcp_nodelay true\n",
+            encoding="utf-8",
+        )
+        broker = await _spawn([binary, "-c", str(config)])
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                with socket.socket() as probe:
+                    if probe.connect_ex((LOOPBACK, port)) == 0:
+                        break
+                if time.monotonic() > deadline:
+                    raise RuntimeError("mosquitto did not start")
+                await asyncio.sleep(0.05)
+            yield f"mqtt://{LOOPBACK}:{port}"
+        finally:
+            await _stop([broker])
+
+
+@asynccontextmanager
+async def bot_processes(
+    url: str, strategy: str, prefix: str, count: int, copies: int = 1
+) -> AsyncIterator[list[str]]:
+    """``count`` ``bots run`` processes of ``copies`` connections each; yields the bot names."""
+    names: list[str] = []
+    processes = []
+    for k in range(count):
+        argv = _python("bots.cli") + ["run", strategy, "--game", "mahjong"]
+        argv += ["--name", f"{prefix}{k}", "--url", url, "--log-level", "warning"]
+        if copies > 1:
+            argv += ["--copies", str(copies)]
+            names += [f"{prefix}{k}-{i}" for i in range(copies)]
+        else:
+            names.append(f"{prefix}{k}")
+        processes.append(await _spawn(argv))
+    try:
+        yield names
+    finally:
+        await _stop(processes)
+
+
+@asynccontextmanager
+async def server_process(mqtt: str | None) -> AsyncIterator[str]:
+    port = free_port()
+    argv = _python("arena.cli.main") + ["serve", "--host", LOOPBACK, "--port", str(port)]
+    argv += ["--log-level", "warning", "--grace", "0"]
+    if mqtt is not None:
+        argv += ["--mqtt", mqtt]
+    process = await _spawn(argv)
+    url = f"ws://{LOOPBACK}:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            try:
+                await server_status(url)
+                break
+            except RemoteTableError:
+                if process.returncode is not None or time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.1)
+        yield url
+    finally:
+        await _stop([process])
+
+
+async def _timed_match(spec: MatchSpec, seats: Sequence[Seat], names: Sequence[str]) -> Run:
+    samples: list[float] = []
+    timed = [TimedSeat(seat, samples) for seat in seats]
+    started = time.perf_counter()
+    result = await play_match(spec, seats=timed, names=names)
+    return Run("", time.perf_counter() - started, _figures(result), samples)
+
+
+async def run_inprocess(spec: MatchSpec) -> Run:
+    started = time.perf_counter()
+    result = await play_match(spec)
+    return Run("in-process", time.perf_counter() - started, _figures(result))
+
+
+async def run_two_hops(spec: MatchSpec, mqtt: str | None, label: str) -> Run:
+    """Referee here, server and bots in their own processes (``arena match --server``)."""
+    async with server_process(mqtt) as url:
+        async with bot_processes(mqtt or url, spec.bots[0], f"{label}-", 4) as names:
+            await _wait_for_bots(url, names)
+            async with remote_seats(url, names, game="mahjong") as seats:
+                run = await _timed_match(spec, seats, names)
+    run.label = label
+    return run
+
+
+async def run_one_hop(spec: MatchSpec, mqtt: str | None, label: str) -> Run:
+    """Referee inside the server process, bots in their own processes."""
+    server = ArenaServer(ServerConfig(host=LOOPBACK, port=0, mqtt=mqtt, grace_s=0))
+    await server.start()
+    try:
+        url = f"ws://{LOOPBACK}:{server.port}"
+        async with bot_processes(mqtt or url, spec.bots[0], f"{label}-", 4) as names:
+            await _wait_for_bots(url, names)
+            async with server.hub.local_seats(names, "mahjong") as seats:
+                run = await _timed_match(spec, seats, names)
+    finally:
+        await server.stop()
+    run.label = label
+    return run
+
+
+async def run_tables(strategy: str, tables: int, hands: int, seed: str) -> dict[str, Any]:
+    """``tables`` tables of four at once through one server process; bots from four processes."""
+    samples: list[float] = []
+    async with server_process(None) as url, bot_processes(url, strategy, "t", 4, tables) as names:
+        await _wait_for_bots(url, names)
+
+        async def table(t: int) -> bool:
+            members = [f"t{k}-{t}" for k in range(4)]
+            spec = MatchSpec((strategy,) * 4, f"{seed}/table{t}", hands)
+            async with remote_seats(url, members, game="mahjong", label=f"table {t}") as seats:
+                result = await play_match(
+                    spec, seats=[TimedSeat(s, samples) for s in seats], names=members
+                )
+            return result.hands == hands
+
+        started = time.perf_counter()
+        finished = await asyncio.gather(*(table(t) for t in range(tables)))
+        wall = time.perf_counter() - started
+    return {
+        "tables": tables,
+        "connections": len(names),
+        "hands_each": hands,
+        "finished": sum(finished),
+        "wall_s": round(wall, 3),
+        "rtt_ms": percentiles(samples),
+    }
+
+
+async def run_all(
+    games: int, strategy: str, seed: str, tables: int, table_hands: int, with_mqtt: bool
+) -> dict[str, Any]:
+    spec = MatchSpec((strategy,) * 4, seed, games)
+    baseline = await run_inprocess(spec)
+    runs = [
+        await run_two_hops(spec, None, "websocket"),
+        await run_one_hop(spec, None, "websocket-in-server"),
+    ]
+    mqtt_note = "skipped: the mosquitto binary is missing"
+    if with_mqtt:
+        async with mosquitto() as broker:
+            if broker is not None:
+                runs.append(await run_two_hops(spec, broker, "mqtt"))
+                runs.append(await run_one_hop(spec, broker, "mqtt-in-server"))
+                mqtt_note = "Mosquitto " + _mosquitto_version()
+    else:
+        mqtt_note = "skipped (--no-mqtt)"
+    report: dict[str, Any] = {
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}",
+        "match": {"hands": games, "bots": strategy, "seed": seed},
+        "in-process": baseline.to_json(None),
+        "mqtt_broker": mqtt_note,
+    }
+    for run in runs:
+        report[run.label] = run.to_json(baseline)
+    if tables:
+        report["tables"] = await run_tables(strategy, tables, table_hands, seed)
+    report["targets"] = TARGETS
+    return report
+
+
+def _mosquitto_version() -> str:
+    binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        out = subprocess.run([binary, "-h"], capture_output=True, text=True, timeout=5).stdout
+        first = out.splitlines()[0] if out else ""
+        return first.split("version")[-1].strip().split()[0] if "version" in first else first
+    return "?"
+
+
+def bench_network(
+    games: int = typer.Option(384, help="hands of the timed match"),
+    bot: str = typer.Option("greedy", help="mahjong strategy of all four bots"),
+    seed: str = typer.Option("bench", help="match seed text"),
+    tables: int = typer.Option(16, help="tables at once in the concurrency run (0: skip)"),
+    table_hands: int = typer.Option(8, help="hands per table in the concurrency run"),
+    mqtt: bool = typer.Option(True, help="also run over MQTT (needs the mosquitto binary)"),
+    json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """A mahjong match in-process, over websockets and over MQTT, and many tables at once."""
+    from arena.cli.common import print_json
+
+    report = asyncio.run(run_all(games, bot, seed, tables, table_hands, mqtt))
+    if json_output:
+        print_json(report)
+        return
+    typer.echo(f"{report['machine']}; {games} hands, four {bot} bots, seed {seed!r}")
+    base = report["in-process"]["wall_s"]
+    typer.echo(f"  {'in-process':<22} {base:8.2f} s")
+    for label in ("websocket", "websocket-in-server", "mqtt", "mqtt-in-server"):
+        if label not in report:
+            continue
+        run = report[label]
+        rtt = run.get("rtt_ms", {})
+        typer.echo(
+            f"  {label:<22} {run['wall_s']:8.2f} s  ×{run['ratio']:.2f}  same result: "
+            f"{run['same_result']}  round trip p50 {rtt.get('p50')} p99 {rtt.get('p99')} ms"
+        )
+    typer.echo(f"  mqtt broker: {report['mqtt_broker']}")
+    if "tables" in report:
+        t = report["tables"]
+        rtt = t["rtt_ms"]
+        typer.echo(
+            f"  {t['tables']} tables × {t['hands_each']} hands, {t['connections']} connections: "
+            f"{t['finished']} finished in {t['wall_s']:.2f} s; round trip p50 {rtt.get('p50')} "
+            f"p99 {rtt.get('p99')} max {rtt.get('max')} ms"
+        )
