@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from protocol.messages import MESSAGE_ADAPTER, PROTOCOL_VERSION, ErrorCode, Message
 from protocol.messages import Error as ErrorMessage
 
 MAX_MESSAGE_BYTES = 1 << 20
+
+T = TypeVar("T")
 
 
 class ProtocolError(ValueError):
@@ -25,15 +27,35 @@ class ProtocolError(ValueError):
         return ErrorMessage(code=self.code, text=self.text, **envelope)
 
 
-def parse_message(raw: str | bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
-    """Parse one frame. Never raises anything but `ProtocolError`."""
+def read_frame(raw: str | bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
+    """The JSON object in one frame, or a `ProtocolError` (too large, not JSON, not an object)."""
     if len(raw) > max_bytes:
         raise ProtocolError(ErrorCode.TOO_LARGE, f"message of {len(raw)} bytes > {max_bytes}")
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProtocolError(ErrorCode.BAD_JSON, f"not JSON: {exc}") from None
-    return decode(data)
+    if not isinstance(data, dict):
+        raise ProtocolError(ErrorCode.BAD_JSON, "a message is a JSON object")
+    return data
+
+
+def validate(adapter: TypeAdapter[T], data: dict[str, Any]) -> T:
+    """Validate a frame's object with ``adapter``; a failure is a `ProtocolError` naming the
+    first few problems by their path in the message."""
+    try:
+        return adapter.validate_python(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '<message>'}: {err['msg']}"
+            for err in exc.errors()[:5]
+        )
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, problems) from None
+
+
+def parse_message(raw: str | bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
+    """Parse one frame. Never raises anything but `ProtocolError`."""
+    return decode(read_frame(raw, max_bytes))
 
 
 def decode(data: Any) -> Message:
@@ -46,24 +68,27 @@ def decode(data: Any) -> Message:
             ErrorCode.UNSUPPORTED_VERSION,
             f"protocol version {version!r} is not supported; this server speaks {PROTOCOL_VERSION}",
         )
-    try:
-        return MESSAGE_ADAPTER.validate_python(data)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '<message>'}: {err['msg']}"
-            for err in exc.errors()[:5]
-        )
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, problems) from None
+    return validate(MESSAGE_ADAPTER, data)
 
 
-def encode(message: Message) -> str:
-    """One compact JSON text; ``None`` fields are left out."""
-    return message.model_dump_json(exclude_none=True)
+def _unset_envelope(message: BaseModel) -> set[str]:
+    # Only the message's own optional fields (match, game, seat, seq, token, ...) are left out
+    # when None; inside a payload a null can be meaningful and required (a mahjong observation's
+    # `drawn`), so payloads are always sent whole.
+    return {name for name, value in message if value is None}
 
 
-def to_data(message: Message) -> dict[str, Any]:
+def encode(message: BaseModel) -> str:
+    """One compact JSON text; top-level ``None`` fields are left out, payloads are whole.
+
+    ``parse_message(encode(m)) == m`` for every message.
+    """
+    return message.model_dump_json(exclude=_unset_envelope(message))
+
+
+def to_data(message: BaseModel) -> dict[str, Any]:
     """The JSON-able dict of a message, as `encode` would write it."""
-    return message.model_dump(mode="json", exclude_none=True)
+    return message.model_dump(mode="json", exclude=_unset_envelope(message))
 
 
 def json_schema() -> dict[str, Any]:

@@ -182,7 +182,7 @@ async def bot_processes(
     names: list[str] = []
     processes = []
     for k in range(count):
-        argv = _python("bots.cli") + ["run", strategy, "--game", "mahjong"]
+        argv = [*_python("bots.cli"), "run", strategy, "--game", "mahjong"]
         argv += ["--name", f"{prefix}{k}", "--url", url, "--log-level", "warning"]
         if copies > 1:
             argv += ["--copies", str(copies)]
@@ -199,7 +199,7 @@ async def bot_processes(
 @asynccontextmanager
 async def server_process(mqtt: str | None) -> AsyncIterator[str]:
     port = free_port()
-    argv = _python("arena.cli.main") + ["serve", "--host", LOOPBACK, "--port", str(port)]
+    argv = [*_python("arena.cli.main"), "serve", "--host", LOOPBACK, "--port", str(port)]
     argv += ["--log-level", "warning", "--grace", "0"]
     if mqtt is not None:
         argv += ["--mqtt", mqtt]
@@ -236,11 +236,13 @@ async def run_inprocess(spec: MatchSpec) -> Run:
 
 async def run_two_hops(spec: MatchSpec, mqtt: str | None, label: str) -> Run:
     """Referee here, server and bots in their own processes (``arena match --server``)."""
-    async with server_process(mqtt) as url:
-        async with bot_processes(mqtt or url, spec.bots[0], f"{label}-", 4) as names:
-            await _wait_for_bots(url, names)
-            async with remote_seats(url, names, game="mahjong") as seats:
-                run = await _timed_match(spec, seats, names)
+    async with (
+        server_process(mqtt) as url,
+        bot_processes(mqtt or url, spec.bots[0], f"{label}-", 4) as names,
+    ):
+        await _wait_for_bots(url, names)
+        async with remote_seats(url, names, game="mahjong") as seats:
+            run = await _timed_match(spec, seats, names)
     run.label = label
     return run
 

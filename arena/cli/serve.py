@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -69,6 +70,9 @@ def serve(
     from arena.server.app import ArenaServer, ServerConfig
 
     configure_logging(log_level, log_json)
+    if log_level.lower() != "debug":
+        # The library logs every connection's opening and closing; the hub logs what matters.
+        logging.getLogger("websockets").setLevel(logging.WARNING)
     config = ServerConfig(
         host=host,
         port=port,

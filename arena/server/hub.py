@@ -24,7 +24,7 @@ from arena.server.auth import NAME_PATTERN, TokenStore
 from arena.server.lobby import Lobby
 from arena.server.local import LocalSeat
 from arena.server.sessions import (
-    DEFAULT_MISSED_CAP,
+    DEFAULT_JOURNAL_CAP,
     BotSession,
     FloodGuard,
     Link,
@@ -68,7 +68,7 @@ class Limits:
     """A connection that has not said hello (or admin_hello/attach) by then is closed."""
     flood_burst: int = 20
     flood_per_second: float = 2.0
-    missed_cap: int = DEFAULT_MISSED_CAP
+    journal_cap: int = DEFAULT_JOURNAL_CAP
     event_linger_s: float = 0.05
     """How long an event for a bot may wait to share a write with later frames (a request or
     error to that bot sends everything queued at once): see `FrameBatcher`."""
@@ -90,7 +90,7 @@ class Hub:
     def __init__(self, tokens: TokenStore, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()
         self.tokens = tokens
-        self.lobby = Lobby(tokens, self.limits.missed_cap)
+        self.lobby = Lobby(tokens, self.limits.journal_cap)
         self.tables: dict[str, Table] = {}
         self.connections: set[Connection] = set()
         self.internal_errors = 0

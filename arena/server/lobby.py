@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import structlog
 
 from arena.server.auth import NAME_PATTERN, TokenStore
-from arena.server.sessions import DEFAULT_MISSED_CAP, BotSession, Link, SessionState
+from arena.server.sessions import DEFAULT_JOURNAL_CAP, BotSession, Link, SessionState
 from protocol.messages import Error, ErrorCode, Hello, Welcome
 
 log = structlog.get_logger(__name__)
@@ -34,9 +34,9 @@ class Admitted:
 class Lobby:
     """Every live bot session by name; the one place that admits, resumes and reserves bots."""
 
-    def __init__(self, tokens: TokenStore, missed_cap: int = DEFAULT_MISSED_CAP) -> None:
+    def __init__(self, tokens: TokenStore, journal_cap: int = DEFAULT_JOURNAL_CAP) -> None:
         self.tokens = tokens
-        self.missed_cap = missed_cap
+        self.journal_cap = journal_cap
         self.sessions: dict[str, BotSession] = {}
         self.draining = False
         self.waiting = 0
@@ -85,7 +85,7 @@ class Lobby:
             )
         if self.draining:
             return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
-        session = BotSession(hello.name, hello.games, link, self.missed_cap)
+        session = BotSession(hello.name, hello.games, link, self.journal_cap)
         self.sessions[hello.name] = session
         session.log.info("bot_joined", games=list(hello.games), transport=link.transport)
         await self.notify()

@@ -1,8 +1,8 @@
-"""A bot's session on the server: its link, its seat, its pending request, what it missed.
+"""A bot's session on the server: its link, its seat, its pending request, its journal.
 
 A session outlives its connection: when a seated bot's link drops, the session turns ``absent``,
 the referee is told at once (so the engine's fallback plays without waiting out the deadline), and
-every message for the seat is kept until the bot comes back with its resume token.
+every event for the bot is kept until it comes back with its resume token.
 
     lobby ──seat──▶ seated ──link lost──▶ absent ──resume──▶ seated
       ▲                │                     │
@@ -28,8 +28,8 @@ from protocol.messages import Action, Error, ErrorCode, Event, Request
 
 log = structlog.get_logger(__name__)
 
-DEFAULT_MISSED_CAP = 100_000
-"""Events kept for an absent bot; a 384-hand mahjong match sends one bot about 60,000."""
+DEFAULT_JOURNAL_CAP = 100_000
+"""Events kept for an absent bot; a 384-hand mahjong match sends one bot about 35,000."""
 
 
 class Link(Protocol):
@@ -40,8 +40,8 @@ class Link(Protocol):
 
     async def send(self, text: str, *, urgent: bool = True) -> bool:
         """Deliver one frame; False when the link is gone (never raises). A frame that is not
-        ``urgent`` may wait, in order, for the end of the event loop's turn or the next urgent
-        frame, so a burst of events costs one write."""
+        ``urgent`` may wait, in order, for the next urgent one (or a short while), so several
+        frames cost one write."""
         ...
 
     async def close(self, reason: str) -> None:
@@ -173,7 +173,7 @@ class BotSession:
     """
 
     def __init__(
-        self, name: str, games: Sequence[str], link: Link, missed_cap: int = DEFAULT_MISSED_CAP
+        self, name: str, games: Sequence[str], link: Link, journal_cap: int = DEFAULT_JOURNAL_CAP
     ) -> None:
         self.name = name
         self.games = tuple(games)
@@ -184,7 +184,7 @@ class BotSession:
         self.state = SessionState.LOBBY
         self.binding: Binding | None = None
         self.journal: list[str] = []
-        self.journal_cap = missed_cap
+        self.journal_cap = journal_cap
         self.dropped = 0
         self._pending: _Pending | None = None
         self._where: tuple[str | None, str | None, int | None] = (None, None, None)

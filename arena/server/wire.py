@@ -13,14 +13,13 @@ goodbyes reuse the protocol's ``error`` and ``bye``. docs/NETWORK.md shows a who
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Literal
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter
 
 from protocol.base import WireModel
-from protocol.codec import ProtocolError
-from protocol.messages import Bye, Error, ErrorCode, GameName
+from protocol.codec import encode, read_frame, validate
+from protocol.messages import Bye, Error, GameName
 
 
 class AdminMessage(WireModel):
@@ -143,35 +142,13 @@ ADMIN_TYPES = frozenset({"admin_hello", "open_table", "attach", "close_table", "
 
 def parse_admin(raw: str | bytes, max_bytes: int) -> AdminAny:
     """Read one admin-channel frame; raises only `ProtocolError`, like `parse_message`."""
-    if len(raw) > max_bytes:
-        raise ProtocolError(ErrorCode.TOO_LARGE, f"message of {len(raw)} bytes > {max_bytes}")
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ProtocolError(ErrorCode.BAD_JSON, f"not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ProtocolError(ErrorCode.BAD_JSON, "a message is a JSON object")
-    try:
-        return ADMIN_ADAPTER.validate_python(data)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '<message>'}: {err['msg']}"
-            for err in exc.errors()[:5]
-        )
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, problems) from None
+    return validate(ADMIN_ADAPTER, read_frame(raw, max_bytes))
 
 
 def encode_admin(message: AdminMessage | Error | Bye) -> str:
-    return message.model_dump_json(exclude_none=True)
+    return encode(message)
 
 
 def protocol_text(message: WireModel) -> str:
-    """A protocol message as the server and its seats put it on the wire: top-level fields that
-    are unset (None) are left out, payloads are sent whole.
-
-    `protocol.codec.encode` drops None at every depth, which also drops payload fields that are
-    required but may be null (a mahjong observation's ``drawn``), and the receiving side's models
-    then reject the message. Leaving out only top-level unset fields is valid for every message.
-    """
-    unset = {name for name, value in message if value is None}
-    return message.model_dump_json(exclude=unset)
+    """A protocol or admin message as it goes on the wire (see `protocol.codec.encode`)."""
+    return encode(message)

@@ -90,8 +90,10 @@ async def start_embedded_broker(host: str, port: int) -> Any:
     """An amqtt broker on ``host:port`` (anonymous, no $SYS topics); call ``shutdown()`` on it."""
     from amqtt.broker import Broker
 
-    # amqtt logs every packet at INFO; the server's own logs say what matters.
-    logging.getLogger("amqtt").setLevel(logging.WARNING)
+    # amqtt (and the state-machine library under it) log every step at INFO; the server's own
+    # logs say what matters.
+    for noisy in ("amqtt", "transitions"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     broker = Broker(
         {
             "listeners": {"default": {"type": "tcp", "bind": f"{host}:{port}"}},

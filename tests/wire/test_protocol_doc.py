@@ -17,3 +17,17 @@ def test_every_game_has_a_complete_example() -> None:
     # A whole duel: both seats are asked, and the game ends with a reveal and a game_end.
     assert '"kind":"reveal"' in text
     assert '"kind":"game_end"' in text
+
+
+def test_every_logged_message_is_valid_and_round_trips() -> None:
+    """A bot author copies these lines: each must be a message our own models accept as is."""
+    from protocol.codec import encode, parse_message
+
+    logged = [
+        line.split(" ", 1)[1]
+        for line in DOC_PATH.read_text(encoding="utf-8").splitlines()
+        if line[:2] == "S>" or (line[:1].isdigit() and line[1:3] == ">S")
+    ]
+    assert len(logged) > 100
+    for text in logged:
+        assert encode(parse_message(text)) == text
