@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import typer
@@ -13,6 +15,7 @@ from rich.table import Table
 
 from arena.bench.mahjong_match import TARGET_SECONDS, run_match_bench
 from arena.cli.common import fail, print_json
+from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
 from arena.games.mahjong.rules import MahjongRules, load_ruleset
@@ -29,6 +32,7 @@ from arena.matches.mahjong import (
 )
 from arena.records import JsonlRecorder
 from arena.referee import DEFAULT_DEADLINE_MS
+from arena.transports.base import Seat
 from bots.registry import UnknownBotError
 
 out = Console(highlight=False)
@@ -86,6 +90,16 @@ def _show(result: MatchResult, title: str) -> None:
         )
 
 
+async def _play_remote(
+    seats: list[Seat],
+    *,
+    spec: MatchSpec,
+    recorder: JsonlRecorder | None,
+    on_hand: Callable[[int, int], None],
+) -> MatchResult:
+    return await play_match(spec, seats=seats, names=spec.bots, recorder=recorder, on_hand=on_hand)
+
+
 def match_mahjong(
     bots: str = typer.Option(
         ..., "--bots", help="strategies, comma-separated: four (rotate) or two (--layout ab)"
@@ -106,11 +120,15 @@ def match_mahjong(
         None, "--record", help="write each match as one JSONL record in this directory"
     ),
     deadline_ms: int = typer.Option(DEFAULT_DEADLINE_MS, help="time allowed per decision"),
+    server: str | None = typer.Option(None, "--server", help=SERVER_HELP),
 ) -> None:
-    """Play the competition mahjong match (seed 003 §4.1) between bots, in-process."""
+    """Play the competition mahjong match (seed 003 §4.1) between bots: in-process strategies,
+    or with --server the named bots connected to an arena server."""
     names = tuple(name.strip() for name in bots.split(",") if name.strip())
     if layout not in LAYOUTS:
         fail(f"--layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+    if server is not None and layout != "rotate":
+        fail("--server plays the rotate layout: name four connected bots with --bots")
     if matches < 1:
         fail(f"--matches must be at least 1, got {matches}")
     try:
@@ -120,7 +138,8 @@ def match_mahjong(
             MatchSpec(names, series_seed(base_seed, k, matches), games, rules, layout, deadline_ms)
             for k in range(matches)
         ]
-        build_bots(specs[0])
+        if server is None:
+            build_bots(specs[0])
     except (ArenaError, UnknownBotError, ValueError) as exc:
         fail(str(exc))
     if seed is None:
@@ -144,7 +163,16 @@ def match_mahjong(
                 progress.update(task, completed=base + done)
 
             try:
-                results.append(asyncio.run(play_match(spec, recorder=recorder, on_hand=advance)))
+                if server is None:
+                    played = asyncio.run(play_match(spec, recorder=recorder, on_hand=advance))
+                else:
+                    played = run_on_server(
+                        server,
+                        list(names),
+                        "mahjong",
+                        partial(_play_remote, spec=spec, recorder=recorder, on_hand=advance),
+                    )
+                results.append(played)
             finally:
                 if recorder is not None:
                     recorder.close()
