@@ -21,6 +21,7 @@ import numpy as np
 
 from arena.dealing import MatchSeed
 from arena.games.bulls_cows import BullsCowsGame, CodeSpace, code_space
+from arena.transports.base import Seat
 from bots.bulls_cows import GUESSERS, BullsCowsBot, EvaderAnswerer, build_bot
 from bots.bulls_cows.guessers import Guesser, History, IntArray
 
@@ -261,8 +262,10 @@ async def play_series(
     record_dir: Path | None = None,
     deadline_ms: int = 5000,
     progress: Callable[[int], None] | None = None,
+    seats: tuple[Seat, Seat] | None = None,
 ) -> SeriesReport:
-    """``games`` duels of bot ``a`` against bot ``b`` through the referee with in-process seats;
+    """``games`` duels of bot ``a`` against bot ``b`` through the referee with in-process seats
+    (or the given ``seats`` of A and B, e.g. bots on a server; ``a``/``b`` then name them);
     ``a`` sits first (and so starts) in the even games, ``b`` in the odd ones. ``names`` label
     the bots (default: their strategies)."""
     from arena.records import JsonlRecorder, Recorder
@@ -272,8 +275,14 @@ async def play_series(
 
     first, second = names or (a, b)
     names = (first, second) if first != second else (f"{first}#1", f"{second}#2")
-    bot_a = make_bot("bulls_cows", a, {"seed": f"{seed_text}/a", **dict(a_config or {})}, names[0])
-    bot_b = make_bot("bulls_cows", b, {"seed": f"{seed_text}/b", **dict(b_config or {})}, names[1])
+    if seats is None:
+        bot_a = make_bot(
+            "bulls_cows", a, {"seed": f"{seed_text}/a", **dict(a_config or {})}, names[0]
+        )
+        bot_b = make_bot(
+            "bulls_cows", b, {"seed": f"{seed_text}/b", **dict(b_config or {})}, names[1]
+        )
+        seats = (InProcessSeat(bot_a), InProcessSeat(bot_b))
     rules = {"mode": "duel", "digits": digits, "alphabet": alphabet, "max_guesses": max_guesses}
     seed = MatchSeed.from_text(seed_text)
     match_id = f"bulls-cows-{seed.commitment()[:12]}"
@@ -284,15 +293,15 @@ async def play_series(
     started = time.perf_counter()
     try:
         for k in range(games):
-            seats = (bot_a, bot_b) if k % 2 == 0 else (bot_b, bot_a)
             a_seat = 0 if k % 2 == 0 else 1
+            order = [0, 1] if a_seat == 0 else [1, 0]
             played = await play_game(
                 "bulls_cows",
-                [InProcessSeat(bot) for bot in seats],
+                [seats[i] for i in order],
                 rules=rules,
                 seed=seed,
                 deal={"game_index": k},
-                players=[bot.name for bot in seats],
+                players=[names[i] for i in order],
                 match_id=match_id,
                 game_id=f"g{k}",
                 deadline_ms=deadline_ms,

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from arena.dealing import MatchSeed
 from arena.games.base import GameResult
 from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
+from arena.transports.base import Seat
 from bots.liars_dice import PERSONALITIES, LiarsDiceBot
 from bots.registry import make_bot
 
@@ -82,18 +83,43 @@ async def play_refereed(
     deadline_ms: int = 5000,
 ) -> tuple[GameResult, int]:
     """The same game through the referee with in-process seats."""
-    from arena.referee import play_game
     from arena.transports.inprocess import InProcessSeat
 
-    rules = rules or LiarsDiceRules(players=len(bots))
     names = list(players) if players is not None else [bot.name for bot in bots]
+    return await play_seats(
+        [InProcessSeat(bot) for bot in bots],
+        names,
+        seed,
+        game_index=game_index,
+        first=first,
+        rules=rules,
+        match_id=match_id,
+        deadline_ms=deadline_ms,
+    )
+
+
+async def play_seats(
+    seats: Sequence[Seat],
+    names: Sequence[str],
+    seed: MatchSeed,
+    *,
+    game_index: int,
+    first: int,
+    rules: LiarsDiceRules | None = None,
+    match_id: str = "m",
+    deadline_ms: int = 5000,
+) -> tuple[GameResult, int]:
+    """One game through the referee between any seats (in-process or on a server)."""
+    from arena.referee import play_game
+
+    rules = rules or LiarsDiceRules(players=len(seats))
     played = await play_game(
         "liars_dice",
-        [InProcessSeat(bot) for bot in bots],
+        list(seats),
         rules=rules.to_mapping(),
         seed=seed,
         deal={"game_index": game_index, "first": first},
-        players=names,
+        players=list(names),
         match_id=match_id,
         game_id=f"g{game_index}",
         deadline_ms=deadline_ms,
@@ -286,23 +312,38 @@ async def run_match(
     config_b: Mapping[str, Any] | None = None,
     rules: LiarsDiceRules | None = None,
     progress: Progress | None = None,
+    seats: tuple[Seat, Seat] | None = None,
 ) -> MatchReport:
-    """``games`` games through the referee, in-process seats, the first player alternating.
-    Seat order alternates too, so neither bot always sits at seat 0."""
+    """``games`` games through the referee, in-process seats (or the given ``seats`` of A and
+    B, e.g. bots on a server, named ``a`` and ``b``), the first player alternating. Seat order
+    alternates too, so neither bot always sits at seat 0."""
+    from arena.transports.inprocess import InProcessSeat
+
     seed = MatchSeed.from_text(seed_text)
-    bot_a = make_ld_bot(a, {"seed": seed_text, **dict(config_a or {})})
-    bot_b = make_ld_bot(b, {"seed": seed_text, **dict(config_b or {})})
-    # Two copies of one strategy must still be told apart by name (streams, opponent tables).
-    if bot_a.name == bot_b.name:
-        bot_a.name, bot_b.name = f"{a}#a", f"{b}#b"
+    if seats is None:
+        bot_a = make_ld_bot(a, {"seed": seed_text, **dict(config_a or {})})
+        bot_b = make_ld_bot(b, {"seed": seed_text, **dict(config_b or {})})
+        # Two copies of one strategy must still be told apart by name (streams, tables).
+        if bot_a.name == bot_b.name:
+            bot_a.name, bot_b.name = f"{a}#a", f"{b}#b"
+        seats = (InProcessSeat(bot_a), InProcessSeat(bot_b))
+        names = (bot_a.name, bot_b.name)
+    else:
+        names = (a, b)
     started = time.perf_counter()
     wins_a = decisions = 0
     for k in range(games):
-        order = (bot_a, bot_b) if k % 2 == 0 else (bot_b, bot_a)
-        result, used = await play_refereed(
-            order, seed, game_index=k, first=(k // 2) % 2, rules=rules, match_id="match"
+        order = [0, 1] if k % 2 == 0 else [1, 0]
+        result, used = await play_seats(
+            [seats[i] for i in order],
+            [names[i] for i in order],
+            seed,
+            game_index=k,
+            first=(k // 2) % 2,
+            rules=rules,
+            match_id="match",
         )
-        seat_a = order.index(bot_a)
+        seat_a = order.index(0)
         wins_a += seat_a in result.winners
         decisions += used
         if progress is not None:

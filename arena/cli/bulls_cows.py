@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import tomllib
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from arena.cli.common import console, fail, print_json
+from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.games.errors import RulesetError
 
 bc_app = typer.Typer(help="1A2B (Bulls and Cows): evaluate guessers.", no_args_is_help=True)
@@ -103,38 +105,55 @@ def match_cmd(
     deadline_ms: int = typer.Option(5000, help="time allowed per decision"),
     record: Path | None = typer.Option(None, help="write JSONL game records into this directory"),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
+    server: str | None = typer.Option(
+        None, "--server", help=SERVER_HELP.replace("--bots names", "--a/--b")
+    ),
 ) -> None:
-    """A 1A2B duel series through the referee (in-process seats), alternating who starts."""
+    """A 1A2B duel series through the referee, alternating who starts: in-process strategies,
+    or with --server the two named bots connected to an arena server."""
     from arena.bench.bulls_cows import play_series
     from bots.bulls_cows import GUESSERS, BotConfigError
 
-    a_strategy, a_config, a_name = load_bot_spec(a)
-    b_strategy, b_config, b_name = load_bot_spec(b)
-    for strategy in (a_strategy, b_strategy):
-        if strategy not in GUESSERS:
-            fail(f"unknown 1A2B bot {strategy!r}; known: {GUESSER_NAMES}")
+    a_config: dict[str, Any] = {}
+    b_config: dict[str, Any] = {}
+    if server is not None:
+        a_strategy, a_name = a, a
+        b_strategy, b_name = b, b
+    else:
+        a_strategy, a_config, a_name = load_bot_spec(a)
+        b_strategy, b_config, b_name = load_bot_spec(b)
+        for strategy in (a_strategy, b_strategy):
+            if strategy not in GUESSERS:
+                fail(f"unknown 1A2B bot {strategy!r}; known: {GUESSER_NAMES}")
     if games < 1:
         fail("--games must be at least 1")
     if max_guesses < 1:
         fail("--max-guesses must be at least 1")
     _check_space(digits, alphabet)
+    series = partial(
+        play_series,
+        a_strategy,
+        b_strategy,
+        games,
+        seed,
+        a_config=a_config,
+        b_config=b_config,
+        names=(a_name, b_name),
+        digits=digits,
+        alphabet=alphabet,
+        max_guesses=max_guesses,
+        record_dir=record,
+        deadline_ms=deadline_ms,
+    )
     try:
-        report = asyncio.run(
-            play_series(
-                a_strategy,
-                b_strategy,
-                games,
-                seed,
-                a_config=a_config,
-                b_config=b_config,
-                names=(a_name, b_name),
-                digits=digits,
-                alphabet=alphabet,
-                max_guesses=max_guesses,
-                record_dir=record,
-                deadline_ms=deadline_ms,
+        if server is None:
+            report = asyncio.run(series())
+        else:
+            if a == b:
+                fail("--a and --b must name two different bots on the server")
+            report = run_on_server(
+                server, [a, b], "bulls_cows", lambda seats: series(seats=(seats[0], seats[1]))
             )
-        )
     except BotConfigError as exc:
         fail(str(exc))
     if json_output:

@@ -6,6 +6,7 @@ import asyncio
 import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from rich.table import Table
 
 from arena.bench.liars_dice import Driver, plot_trends, run_bench, run_gauntlet, run_match
 from arena.cli.common import fail, print_json
+from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.errors import ArenaError
 from arena.games.errors import GameError
 from arena.games.liars_dice import LiarsDiceRules, load_ruleset
@@ -139,28 +141,39 @@ def match_command(
     config_a: Path | None = typer.Option(None, "--config-a", help="first bot's config (TOML)"),
     config_b: Path | None = typer.Option(None, "--config-b", help="second bot's config (TOML)"),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
+    server: str | None = typer.Option(
+        None, "--server", help=SERVER_HELP.replace("--bots names", "--a/--b")
+    ),
 ) -> None:
-    """Play A against B through the referee (in-process seats), seats and opener alternating."""
+    """Play A against B through the referee, seats and opener alternating: in-process
+    strategies, or with --server the two named bots connected to an arena server."""
     try:
         ruleset = load_ruleset(rules) if rules is not None else LiarsDiceRules()
     except GameError as exc:
         fail(str(exc))
     if ruleset.players != 2:
         fail(f"a match seats two bots; the ruleset has players = {ruleset.players}")
+    if server is not None and a == b:
+        fail("--a and --b must name two different bots on the server")
     try:
         with _progress(games, f"{a} vs {b}") as advance:
-            report = asyncio.run(
-                run_match(
-                    a,
-                    b,
-                    games,
-                    seed,
-                    config_a=_bot_config(config_a),
-                    config_b=_bot_config(config_b),
-                    rules=ruleset,
-                    progress=advance,
-                )
+            match = partial(
+                run_match,
+                a,
+                b,
+                games,
+                seed,
+                config_a=_bot_config(config_a),
+                config_b=_bot_config(config_b),
+                rules=ruleset,
+                progress=advance,
             )
+            if server is None:
+                report = asyncio.run(match())
+            else:
+                report = run_on_server(
+                    server, [a, b], "liars_dice", lambda seats: match(seats=(seats[0], seats[1]))
+                )
     except (UnknownBotError, ConfigError, ArenaError) as exc:
         fail(str(exc))
     data = report.to_json()

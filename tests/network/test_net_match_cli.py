@@ -61,3 +61,38 @@ async def test_server_with_the_ab_layout_is_refused_clearly() -> None:
     _, err = await asyncio.wait_for(process.communicate(), timeout=scaled(60))
     assert process.returncode == 2
     assert "--server plays the rotate layout" in err.decode()
+
+
+async def test_1a2b_series_over_the_server_equals_the_in_process_series() -> None:
+    series = ["match", "bulls-cows", "--games", "6", "--seed", "5", "--json"]
+    local = await run_arena(*series, "--a", "optimal", "--b", "super-comparison")
+    async with running_server() as server:
+        # The in-process series seeds bot A with "<seed>/a" and bot B with "<seed>/b".
+        bots = {
+            "p1": make_bot("bulls_cows", "optimal", {"seed": "5/a"}, name="p1"),
+            "p2": make_bot("bulls_cows", "super-comparison", {"seed": "5/b"}, name="p2"),
+        }
+        async with clients(ws_url(server), "bulls_cows", bots):
+            remote = await run_arena(*series, "--server", ws_url(server), "--a", "p1", "--b", "p2")
+    for key in ("games", "draws", "reasons", "score_diff_mean"):
+        assert remote[key] == local[key], key
+    for key in ("wins", "penalties"):
+        assert list(remote[key].values()) == list(local[key].values()), key
+
+
+async def test_liars_dice_match_over_the_server_equals_the_in_process_match() -> None:
+    match = ["match", "liars-dice", "--games", "20", "--seed", "5", "--json"]
+    local = await run_arena(*match, "--a", "bayes", "--b", "random-guess")
+    async with running_server() as server:
+        # Same names and seeds as the in-process match, so the bots draw the same streams.
+        bots = {
+            name: make_bot("liars_dice", name, {"seed": "5"}, name=name)
+            for name in ("bayes", "random-guess")
+        }
+        async with clients(ws_url(server), "liars_dice", bots):
+            remote = await run_arena(
+                *match, "--server", ws_url(server), "--a", "bayes", "--b", "random-guess"
+            )
+    assert {k: v for k, v in remote.items() if k != "seconds"} == {
+        k: v for k, v in local.items() if k != "seconds"
+    }
