@@ -24,8 +24,8 @@ class Strategy(ABC):
     name: str = "strategy"
 
     def __init__(self) -> None:
-        # A placeholder stream until `begin_game` names the real one; never used for a decision
-        # that counts because every game begins with `begin_game`.
+        # Until `begin_game` names the game's own stream, a fixed one keeps a strategy that is
+        # used outside a game (tests, analysis) deterministic.
         self.rng: RandomStream = MatchSeed.from_text("unstarted").stream("liars_dice-bot")
         self.seat = 0
         self.players: tuple[str, ...] = ()
