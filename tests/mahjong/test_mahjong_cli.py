@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from arena.bench import mahjong_hands
 from arena.cli import mahjong as cli
 from arena.cli.main import app
-from arena.games.mahjong import deficiency, format_tiles, parse_tiles, to_counts, waits
+from arena.games.mahjong import batch, deficiency, format_tiles, parse_tiles, to_counts, waits
 from arena.games.mahjong.tables import get_tables
 
 runner = CliRunner()
@@ -91,12 +91,12 @@ def test_waits_melds_block_tiles_and_fix_the_size() -> None:
 def test_waits_batch_matches_waits() -> None:
     hands = _hands(1, 1200)
     counts = np.array([to_counts(h) for h in hands])
-    found = cli.waits_batch(counts)
+    found = batch.waits_batch(counts)
     for row, hand in zip(found, hands, strict=True):
         assert np.flatnonzero(row).tolist() == waits(to_counts(hand))
     own = np.zeros(34, dtype=np.int64)
     own[[0, 27]] = 3
-    blocked = cli.waits_batch(counts, own)
+    blocked = batch.waits_batch(counts, own)
     for row, hand in zip(blocked, hands, strict=True):
         assert np.flatnonzero(row).tolist() == waits(to_counts(hand), own.tolist())
 
@@ -109,7 +109,7 @@ def test_parse_block_agrees_with_parse_tiles() -> None:
         "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 20))) for _ in range(700)
     ]
     lines += ["m1", "1m m", "1mm", "8z", "12 3m", "11111m", "1m 2p  3s", "", "1m\r2m", "１m"]
-    counts, plain = cli.parse_block([line.encode() for line in lines])
+    counts, plain = batch.parse_block([line.encode() for line in lines])
     for line, row, ok in zip(lines, counts, plain, strict=True):
         try:
             expected = to_counts(parse_tiles(line))
