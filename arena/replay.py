@@ -115,7 +115,12 @@ def replay_game(
                 )
                 break
             if on_step is not None:
-                audience = "all" if line["to"] is None else f"seat {line['to']}"
+                audience = (
+                    "all"
+                    if line["to"] is None
+                    else ("seat " if len(line["to"]) == 1 else "seats ")
+                    + ",".join(str(seat) for seat in line["to"])
+                )
                 shown = _describe(line["payload"], spec.render_event)
                 on_step(Step(number, "event", f"[{audience}] {shown}"))
         elif kind == "decision":
