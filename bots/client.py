@@ -125,6 +125,7 @@ class BotClient:
                 token=self.token,
                 games=list(self.bots),
                 resume=self.resume_token,
+                events=self._listening,
             )
         )
         first = await adapter.receive()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import typing
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -71,11 +73,21 @@ def decode(data: Any) -> Message:
     return validate(MESSAGE_ADAPTER, data)
 
 
+@functools.cache
+def _nullable_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    return tuple(name for name, info in model.model_fields.items() if _allows_none(info.annotation))
+
+
+def _allows_none(annotation: Any) -> bool:
+    return annotation is None or type(None) in typing.get_args(annotation)
+
+
 def _unset_envelope(message: BaseModel) -> set[str]:
     # Only the message's own optional fields (match, game, seat, seq, token, ...) are left out
     # when None; inside a payload a null can be meaningful and required (a mahjong observation's
-    # `drawn`), so payloads are always sent whole.
-    return {name for name, value in message if value is None}
+    # `drawn`), so payloads are always sent whole. The field list is read once per class: this
+    # runs for every frame the server sends.
+    return {name for name in _nullable_fields(type(message)) if getattr(message, name) is None}
 
 
 def encode(message: BaseModel) -> str:

@@ -75,6 +75,11 @@ class Hello(Envelope):
     token: str | None = Field(default=None, description="secret token, if the server wants one")
     games: list[GameName] = Field(min_length=1, description="games this bot can play")
     resume: str | None = Field(default=None, description="resume token from an earlier welcome")
+    events: bool = Field(
+        default=True,
+        description="false: send this bot no `event` messages (it decides from each request's "
+        "observation alone, which holds everything its seat may know)",
+    )
 
 
 class Welcome(Envelope):

@@ -388,7 +388,14 @@ class Connection:
         self.pipe = pipe
         self._cancel_timer()
         self.log = self.log.bind(table=table.id, slot=attach.slot, bot=pipe.session.name)
-        await self._send(Attached(table=table.id, slot=attach.slot, bot=pipe.session.name))
+        await self._send(
+            Attached(
+                table=table.id,
+                slot=attach.slot,
+                bot=pipe.session.name,
+                events=pipe.session.wants_events,
+            )
+        )
 
     # -- the end ----------------------------------------------------------------------------
 

@@ -68,10 +68,12 @@ class Lobby:
         session = self._live(hello.name)
         if session is not None:
             if hello.resume is not None and hello.resume == session.resume_token:
+                session.wants_events = hello.events
                 return Admitted(session, resumed=True)
             if session.state is SessionState.ABSENT and not self.tokens.open:
                 # The token already proves who this is: a restarted bot that lost its resume
                 # token still gets its seat back.
+                session.wants_events = hello.events
                 return Admitted(session, resumed=True)
             why = "resume token does not match" if hello.resume else "send hello.resume"
             return Error(
@@ -85,7 +87,9 @@ class Lobby:
             )
         if self.draining:
             return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
-        session = BotSession(hello.name, hello.games, link, self.journal_cap)
+        session = BotSession(
+            hello.name, hello.games, link, self.journal_cap, wants_events=hello.events
+        )
         self.sessions[hello.name] = session
         session.log.info("bot_joined", games=list(hello.games), transport=link.transport)
         await self.notify()

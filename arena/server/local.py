@@ -25,7 +25,8 @@ class LocalSeat:
         self._closed: str | None = None
 
     async def send(self, message: Event | Error) -> None:
-        if self._closed is None:
+        # An event for a bot that declined events would only be encoded to be dropped.
+        if self._closed is None and (self.session.wants_events or isinstance(message, Error)):
             await self.session.to_bot(Frame.of(message))
 
     async def ask(self, request: Request) -> Action:

@@ -147,7 +147,9 @@ async def remote_seats(
             attached = await _reply(connection, REPLY_TIMEOUT_S)
             if not isinstance(attached, Attached):
                 raise _refused(attached, f"attaching slot {ticket.slot}")
-            seat = WebSocketSeat(connection, slot=ticket.slot, bot=ticket.bot)
+            seat = WebSocketSeat(
+                connection, slot=ticket.slot, bot=ticket.bot, events=attached.events
+            )
             stack.push_async_callback(seat.aclose)
             seats.append(seat)
         try:

@@ -173,10 +173,19 @@ class BotSession:
     """
 
     def __init__(
-        self, name: str, games: Sequence[str], link: Link, journal_cap: int = DEFAULT_JOURNAL_CAP
+        self,
+        name: str,
+        games: Sequence[str],
+        link: Link,
+        journal_cap: int = DEFAULT_JOURNAL_CAP,
+        *,
+        wants_events: bool = True,
     ) -> None:
         self.name = name
         self.games = tuple(games)
+        self.wants_events = wants_events
+        """The bot's ``hello.events``: False means its events are neither sent nor journaled
+        (a bot that turns them on when it resumes gets them from then on)."""
         self.link: Link | None = link
         self.transport = link.transport
         self.session_id = secrets.token_hex(6)
@@ -224,6 +233,8 @@ class BotSession:
         if frame.game_start or frame.kind == "request":
             self._context(frame)
         if frame.kind == "event":
+            if not self.wants_events:
+                return
             if frame.game_start and self.state is SessionState.SEATED:
                 self.journal.clear()
                 self.dropped = 0

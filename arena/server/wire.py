@@ -78,6 +78,11 @@ class Attached(AdminMessage):
     table: str = Field(description="table id")
     slot: int = Field(description="the bot's slot")
     bot: str = Field(description="the bot this connection now speaks to")
+    events: bool = Field(
+        default=True,
+        description="the bot takes events (its hello.events); when false the server drops "
+        "them, so a referee need not send them",
+    )
 
 
 class CloseTable(AdminMessage):

@@ -179,9 +179,13 @@ class WebSocketSeat:
         slot: int,
         bot: str,
         linger_s: float = EVENT_LINGER_S,
+        events: bool = True,
     ) -> None:
         self.slot = slot
         self.bot = bot
+        self.events = events
+        """False when the bot declined events (``attached.events``): the server would drop
+        them, so they are not sent."""
         self._connection = connection
         self._batcher = FrameBatcher(connection, linger_s)
         self._pending: tuple[int, asyncio.Future[Action]] | None = None
@@ -194,6 +198,8 @@ class WebSocketSeat:
         return self._closed is not None
 
     async def send(self, message: Event | Error) -> None:
+        if not self.events and isinstance(message, Event):
+            return
         if self._closed is None and not await self._batcher.send(
             protocol_text(message), urgent=isinstance(message, Error)
         ):

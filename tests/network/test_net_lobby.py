@@ -8,13 +8,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from net_helpers import LOOPBACK, RawPeer, raw_peer, running_server, scaled, wait_until, ws_url
+from net_helpers import (
+    LOOPBACK,
+    RawPeer,
+    clients,
+    raw_peer,
+    running_server,
+    scaled,
+    wait_until,
+    ws_url,
+)
 
 from arena.dealing import MatchSeed
 from arena.referee import play_game
 from arena.server.app import ServerConfig, ServerConfigError
 from arena.server.auth import TokenStore, add_token, digest
 from arena.server.remote import RemoteTableError, remote_seats, server_status
+from bots.registry import make_bot
 
 DUEL = {"mode": "duel", "digits": 3, "alphabet": "123456789", "max_guesses": 20}
 
@@ -279,3 +289,74 @@ async def test_every_message_a_bot_receives_names_its_own_seat() -> None:
     for name, seat in (("alice", 0), ("bob", 1)):
         assert seen[name]
         assert {message.get("seat") for message in seen[name]} == {seat}
+
+
+async def _answer_until_the_end(peer: RawPeer, seen: list[dict[str, Any]]) -> None:
+    """Play a duel seat with the first legal action, recording every message, until the game's
+    end event (a bot without events never sees it: the test stops that one)."""
+    while True:
+        message = await peer.recv(scaled(30))
+        seen.append(message)
+        if message["type"] == "event" and message["payload"]["kind"] == "game_end":
+            return
+        if message["type"] == "request":
+            legal = message.get("legal")
+            if legal:
+                action = legal[0]
+            elif message["hint"].startswith("guess"):
+                action = "guess 123"
+            else:
+                action = "reveal 123"
+            await peer.send({"type": "action", "seq": message["seq"], "action": action})
+
+
+@pytest.mark.parametrize("referee", ["remote", "in-server"])
+async def test_a_bot_that_declines_events_gets_only_requests(referee: str) -> None:
+    async with running_server() as server:
+        url = ws_url(server)
+        seen: dict[str, list[dict[str, Any]]] = {"alice": [], "bob": []}
+        async with raw_peer(url) as alice, raw_peer(url) as bob:
+            await alice.send(hello("alice"))
+            await bob.send(hello("bob", events=False))
+            for peer in (alice, bob):
+                assert (await peer.recv())["type"] == "welcome"
+            seats_of = (
+                remote_seats(url, ["alice", "bob"], game="bulls_cows")
+                if referee == "remote"
+                else server.hub.local_seats(["alice", "bob"], "bulls_cows")
+            )
+            async with seats_of as seats:
+                if referee == "remote":
+                    assert [seat.events for seat in seats] == [True, False]  # type: ignore[attr-defined]
+                watcher = asyncio.create_task(_answer_until_the_end(alice, seen["alice"]))
+                silent = asyncio.create_task(_answer_until_the_end(bob, seen["bob"]))
+                played = await play_game(
+                    "bulls_cows",
+                    seats,
+                    rules=DUEL,
+                    seed=MatchSeed.from_text("no-events"),
+                    deal={"game_index": 0},
+                    players=["alice", "bob"],
+                    deadline_ms=round(scaled(20_000)),
+                )
+                await watcher
+                silent.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await silent
+    assert played.penalties == (0, 0)
+    assert {m["type"] for m in seen["bob"]} == {"request"}
+    assert "event" in {m["type"] for m in seen["alice"]}
+    assert seen["alice"][-1]["payload"]["kind"] == "game_end"
+
+
+async def test_our_client_declines_events_only_for_bots_that_ignore_them() -> None:
+    """greedy (mahjong) decides from requests alone; the 1A2B guessers track events."""
+    async with running_server() as server:
+        url = ws_url(server)
+        async with (
+            clients(url, "mahjong", {"greedy-bot": make_bot("mahjong", "greedy")}),
+            clients(url, "bulls_cows", {"guesser": make_bot("bulls_cows", "super-comparison")}),
+        ):
+            sessions = server.hub.lobby.sessions
+            assert sessions["greedy-bot"].wants_events is False
+            assert sessions["guesser"].wants_events is True
