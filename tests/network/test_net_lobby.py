@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,11 @@ from net_helpers import (
 )
 
 from arena.dealing import MatchSeed
-from arena.referee import play_game
+from arena.referee import PlayedGame, play_game
 from arena.server.app import ServerConfig, ServerConfigError
 from arena.server.auth import TokenStore, add_token, digest
 from arena.server.remote import RemoteTableError, remote_seats, server_status
+from arena.transports.base import Seat
 from bots.registry import make_bot
 
 DUEL = {"mode": "duel", "digits": 3, "alphabet": "123456789", "max_guesses": 20}
@@ -206,6 +208,19 @@ async def test_a_bot_that_does_not_play_the_game_is_refused_at_once() -> None:
                 pass
 
 
+async def alice_bob_duel(seats: Sequence[Seat], seed: str) -> PlayedGame:
+    """One 1A2B duel between the seats of alice and bob, with a generous deadline."""
+    return await play_game(
+        "bulls_cows",
+        seats,
+        rules=DUEL,
+        seed=MatchSeed.from_text(seed),
+        deal={"game_index": 0},
+        players=["alice", "bob"],
+        deadline_ms=round(scaled(20_000)),
+    )
+
+
 async def _first_request(peer: RawPeer) -> dict[str, Any]:
     return await peer.recv_until("request")
 
@@ -218,17 +233,7 @@ async def test_a_bot_sees_only_its_seat_and_acts_only_for_its_own_request() -> N
                 await peer.send(hello(name))
                 assert (await peer.recv())["type"] == "welcome"
             async with remote_seats(url, ["alice", "bob"], game="bulls_cows") as seats:
-                referee = asyncio.create_task(
-                    play_game(
-                        "bulls_cows",
-                        seats,
-                        rules=DUEL,
-                        seed=MatchSeed.from_text("binding"),
-                        deal={"game_index": 0},
-                        players=["alice", "bob"],
-                        deadline_ms=round(scaled(20_000)),
-                    )
-                )
+                referee = asyncio.create_task(alice_bob_duel(seats, "binding"))
                 request = await _first_request(alice)
                 assert request["seat"] == 0
                 seq = request["seq"]
@@ -248,49 +253,6 @@ async def test_a_bot_sees_only_its_seat_and_acts_only_for_its_own_request() -> N
                     await referee
 
 
-async def test_every_message_a_bot_receives_names_its_own_seat() -> None:
-    """Run a whole duel through raw peers that record everything they are sent."""
-    async with running_server() as server:
-        url = ws_url(server)
-        seen: dict[str, list[dict[str, Any]]] = {"alice": [], "bob": []}
-
-        async def play(peer: RawPeer, name: str) -> None:
-            while True:
-                message = await peer.recv(30)
-                seen[name].append(message)
-                if message["type"] == "event" and message["payload"]["kind"] == "game_end":
-                    return
-                if message["type"] == "request":
-                    legal = message.get("legal")
-                    if legal:
-                        action = legal[0]
-                    elif message["hint"].startswith("guess"):
-                        action = "guess 123"
-                    else:
-                        action = "reveal 123"
-                    await peer.send({"type": "action", "seq": message["seq"], "action": action})
-
-        async with raw_peer(url) as alice, raw_peer(url) as bob:
-            for peer, name in ((alice, "alice"), (bob, "bob")):
-                await peer.send(hello(name))
-                assert (await peer.recv())["type"] == "welcome"
-            async with remote_seats(url, ["alice", "bob"], game="bulls_cows") as seats:
-                players = asyncio.gather(play(alice, "alice"), play(bob, "bob"))
-                await play_game(
-                    "bulls_cows",
-                    seats,
-                    rules=DUEL,
-                    seed=MatchSeed.from_text("own-seat"),
-                    deal={"game_index": 0},
-                    players=["alice", "bob"],
-                    deadline_ms=round(scaled(20_000)),
-                )
-                await players
-    for name, seat in (("alice", 0), ("bob", 1)):
-        assert seen[name]
-        assert {message.get("seat") for message in seen[name]} == {seat}
-
-
 async def _answer_until_the_end(peer: RawPeer, seen: list[dict[str, Any]]) -> None:
     """Play a duel seat with the first legal action, recording every message, until the game's
     end event (a bot without events never sees it: the test stops that one)."""
@@ -308,6 +270,28 @@ async def _answer_until_the_end(peer: RawPeer, seen: list[dict[str, Any]]) -> No
             else:
                 action = "reveal 123"
             await peer.send({"type": "action", "seq": message["seq"], "action": action})
+
+
+async def test_every_message_a_bot_receives_names_its_own_seat() -> None:
+    """Run a whole duel through raw peers that record everything they are sent."""
+    async with running_server() as server:
+        url = ws_url(server)
+        seen: dict[str, list[dict[str, Any]]] = {"alice": [], "bob": []}
+
+        async with raw_peer(url) as alice, raw_peer(url) as bob:
+            for peer, name in ((alice, "alice"), (bob, "bob")):
+                await peer.send(hello(name))
+                assert (await peer.recv())["type"] == "welcome"
+            async with remote_seats(url, ["alice", "bob"], game="bulls_cows") as seats:
+                players = asyncio.gather(
+                    _answer_until_the_end(alice, seen["alice"]),
+                    _answer_until_the_end(bob, seen["bob"]),
+                )
+                await alice_bob_duel(seats, "own-seat")
+                await players
+    for name, seat in (("alice", 0), ("bob", 1)):
+        assert seen[name]
+        assert {message.get("seat") for message in seen[name]} == {seat}
 
 
 @pytest.mark.parametrize("referee", ["remote", "in-server"])
@@ -330,15 +314,7 @@ async def test_a_bot_that_declines_events_gets_only_requests(referee: str) -> No
                     assert [seat.events for seat in seats] == [True, False]  # type: ignore[attr-defined]
                 watcher = asyncio.create_task(_answer_until_the_end(alice, seen["alice"]))
                 silent = asyncio.create_task(_answer_until_the_end(bob, seen["bob"]))
-                played = await play_game(
-                    "bulls_cows",
-                    seats,
-                    rules=DUEL,
-                    seed=MatchSeed.from_text("no-events"),
-                    deal={"game_index": 0},
-                    players=["alice", "bob"],
-                    deadline_ms=round(scaled(20_000)),
-                )
+                played = await alice_bob_duel(seats, "no-events")
                 await watcher
                 silent.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
