@@ -29,6 +29,9 @@ Departures from the seed, each because the seed's text does not pin the point do
   or taken when over 1/2 (``belief="threshold"``).
 * A later belief about a face overrides an earlier one (a fill lifts an older limit).
 * The model is used in two-seat games without wild ones; otherwise the player is random-guess.
+
+With ``guess="odds"`` (beyond the seed, its chapter 6) the challenge guess keeps the imagined
+count and draws the rest from the binomial odds of the free dice, conditioned on the limit.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from pydantic import BaseModel
 
 from arena.dealing import RandomStream
 from arena.games.liars_dice import FACES, Bid, face_counts
-from bots.liars_dice.random_guess import RandomGuess
+from bots.liars_dice.random_guess import Guess, OddsFor, RandomGuess
 from bots.liars_dice.view import FACE_RANGE, TableView, chance, random_counts
 from protocol.games.liars_dice import Reveal
 
@@ -190,8 +193,13 @@ class Bayes(RandomGuess):
         belief: Belief = "threshold",
         tables_dir: str | Path | None = None,
         real_guess: bool = False,
+        guess: Guess = "uniform",
+        psychology: float | None = None,
+        odds_for: OddsFor | None = None,
     ) -> None:
-        super().__init__(real_guess=real_guess)
+        super().__init__(
+            real_guess=real_guess, guess=guess, psychology=psychology, odds_for=odds_for
+        )
         self.belief: Belief = belief
         self.tables_dir = None if tables_dir is None else Path(tables_dir)
         self.models: dict[str, OpponentModel] = {}
@@ -317,6 +325,10 @@ class Bayes(RandomGuess):
         if limit is not None:
             high = min(high, limit)
         high = max(high, low)
+        if self.odds is not None and self.odds.challenge:
+            # The free dice are those the imagined hand leaves; the limit caps what they add.
+            free = view.hidden_dice - sum(self.imagined)
+            return low + self.draw_count(free, 1, high - low)
         return low + self.rng.randbelow(high - low + 1)
 
     def sample_hand(self, view: TableView) -> list[float]:

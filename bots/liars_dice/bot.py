@@ -19,7 +19,7 @@ from arena.dealing import MatchSeed
 from bots.base import Bot
 from bots.liars_dice.bayes import Bayes
 from bots.liars_dice.personality import PERSONALITIES, Personality, Probability
-from bots.liars_dice.random_guess import RandomGuess
+from bots.liars_dice.random_guess import RandomGuess, check_guess_options
 from bots.liars_dice.strategy import Strategy
 from bots.liars_dice.view import TableView
 from protocol.games.common import GameStart
@@ -80,24 +80,46 @@ def _options(config: Mapping[str, Any], allowed: Mapping[str, type]) -> dict[str
         wanted = known[key]
         if key == "seed" and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
+        if wanted is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
         if not isinstance(value, wanted) or (wanted is not bool and isinstance(value, bool)):
             raise ConfigError(f"bot option {key!r} must be {wanted.__name__}, got {value!r}")
         out[key] = value
     return out
 
 
+_GUESS_OPTIONS: dict[str, type] = {
+    "real_guess": bool,
+    "guess": str,
+    "psychology": float,
+    "odds_for": str,
+}
+"""The options random-guess and bayes share: 圖 6.1's real numbers and ch. 6's odds."""
+
+
+def _check_guess(options: Mapping[str, Any]) -> None:
+    try:
+        check_guess_options(
+            options.get("guess", "uniform"),
+            options.get("psychology"),
+            options.get("odds_for"),
+            options.get("real_guess", False),
+        )
+    except ValueError as error:
+        raise ConfigError(str(error)) from error
+
+
 def _random_guess(name: str, config: Mapping[str, Any]) -> Bot:
-    options = _options(config, {"real_guess": bool})
+    options = _options(config, _GUESS_OPTIONS)
     seed = options.pop("seed", "0")
+    _check_guess(options)
     return LiarsDiceBot(name, RandomGuess(**options), seed)
 
 
 def _bayes(name: str, config: Mapping[str, Any]) -> Bot:
-    options = _options(
-        config,
-        {"real_guess": bool, "belief": str, "tables_dir": str},
-    )
+    options = _options(config, {**_GUESS_OPTIONS, "belief": str, "tables_dir": str})
     seed = options.pop("seed", "0")
+    _check_guess(options)
     belief = options.get("belief", "threshold")
     if belief not in ("sample", "threshold"):
         raise ConfigError(f"bot option 'belief' must be 'sample' or 'threshold', got {belief!r}")

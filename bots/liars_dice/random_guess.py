@@ -13,17 +13,27 @@ strategies, which cannot be exploited (圖 4.1).
   bid (case 2) challenges; cases 3 and 4 throw the try away and decide both again. The opener
   has no challenge and tries until it finds a bid.
 
+Beyond the seed, two switches answer its chapter 6: ``real_guess`` guesses real numbers (圖 6.1);
+``guess="odds"`` draws the guessed counts (the opponent's count for a challenge, its estimate of
+ours, or one of them: ``odds_for``) from the dice's binomial odds, with a share ``psychology`` of
+them still uniform — "同時考慮對手心理的隨機性與骰子的機率性" (`OddsGuess`).
+
 `guess_count`, `sample_hand`, `would_challenge` and `prepare` are the hooks the Bayesian player
 (§4.3) overrides to bring its imagined hand and limit array into every guess.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal, get_args
+
 from arena.games.liars_dice import CHALLENGE, FACES, Bid, LiarsDiceAction
 from bots.liars_dice.strategy import Strategy
 from bots.liars_dice.view import (
     FACE_RANGE,
     TableView,
+    chance,
+    exact_counts,
     likeliest_raise,
     matches,
     matching_faces,
@@ -31,6 +41,7 @@ from bots.liars_dice.view import (
     random_counts,
     tail_counts,
     uniform,
+    weighted_index,
 )
 
 MAX_TRIES = 200
@@ -38,15 +49,69 @@ MAX_TRIES = 200
 random-guess never needs more than 70; the Bayesian player's imagined hand can make cases 3/4
 near certain, and it gives up on a few decisions in 16,000 games (`RandomGuess.give_ups`)."""
 
+Guess = Literal["uniform", "odds"]
+GUESSES: tuple[Guess, ...] = get_args(Guess)
+OddsFor = Literal["both", "challenge", "estimate"]
+ODDS_FOR: tuple[OddsFor, ...] = get_args(OddsFor)
+DEFAULT_PSYCHOLOGY = 0.5
+"""The uniform share of the guesses under ``guess="odds"`` when none is given: the seed asks for
+both the psychology's randomness and the dice's odds and weighs neither, so half each."""
+
+
+@dataclass(frozen=True, slots=True)
+class OddsGuess:
+    """Ch. 6's improvement (beyond the seed): which guessed counts follow the dice's odds."""
+
+    psychology: float
+    """Share of those guesses still drawn uniformly (§4.2.1's guess of the opponent's mind)."""
+    challenge: bool
+    """The opponent's count of the bid face, when deciding whether to challenge (§4.2.1)."""
+    estimate: bool
+    """The opponent's estimate of our count, when asking whether it would challenge (§4.2.2)."""
+
+
+def check_guess_options(
+    guess: str, psychology: float | None, odds_for: str | None, real_guess: bool
+) -> OddsGuess | None:
+    """Validate the ``guess`` switch and its two settings; `None` is the seed's uniform guess.
+    Raises `ValueError` naming the option."""
+    if guess not in GUESSES:
+        raise ValueError(f"bot option 'guess' must be one of {list(GUESSES)}, got {guess!r}")
+    if guess == "uniform":
+        for key, value in (("psychology", psychology), ("odds_for", odds_for)):
+            if value is not None:
+                raise ValueError(f"bot option {key!r} needs guess = 'odds'")
+        return None
+    if real_guess:
+        raise ValueError("bot option 'guess' = 'odds' cannot be combined with real_guess = true")
+    share = DEFAULT_PSYCHOLOGY if psychology is None else psychology
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"bot option 'psychology' must be between 0 and 1, got {share!r}")
+    scope = "both" if odds_for is None else odds_for
+    if scope not in ODDS_FOR:
+        raise ValueError(f"bot option 'odds_for' must be one of {list(ODDS_FOR)}, got {scope!r}")
+    return OddsGuess(share, scope != "estimate", scope != "challenge")
+
 
 class RandomGuess(Strategy):
     name = "random-guess"
 
-    def __init__(self, *, real_guess: bool = False, max_tries: int = MAX_TRIES) -> None:
+    def __init__(
+        self,
+        *,
+        real_guess: bool = False,
+        guess: Guess = "uniform",
+        psychology: float | None = None,
+        odds_for: OddsFor | None = None,
+        max_tries: int = MAX_TRIES,
+    ) -> None:
         super().__init__()
         self.real_guess = real_guess
         """圖 6.1 (beyond the seed): guess counts as real numbers, cutting the hidden dice's
         number line into six random pieces, instead of whole numbers."""
+        self.odds = check_guess_options(guess, psychology, odds_for, real_guess)
+        """Ch. 6 (beyond the seed): which guessed counts follow the dice's binomial odds, and
+        the share of them still uniform; `None` (the default) is the seed's uniform guess."""
         self.max_tries = max_tries
         self.give_ups = 0
         """How often `max_tries` ran out, so a run can show the bound never mattered."""
@@ -86,10 +151,23 @@ class RandomGuess(Strategy):
         return view.mine(last.face) + self.guess_count(view, last.face) < last.count
 
     def guess_count(self, view: TableView, face: int) -> float:
-        """The opponent's count of ``face``: uniform over 0..hidden dice."""
+        """The opponent's count of ``face``: uniform over 0..hidden dice (or by the odds)."""
         if self.real_guess:
             return matches(self._real_hand(view.hidden_dice), face, view.ones_wild)
+        if self.odds is not None and self.odds.challenge:
+            return self.draw_count(view.hidden_dice, matching_faces(face, view.ones_wild))
         return self.rng.randbelow(view.hidden_dice + 1)
+
+    def draw_count(self, dice: int, sides: int, top: int | None = None) -> int:
+        """``guess="odds"``: a guessed number of matching dice among ``dice`` dice (``sides``
+        of six match), at most ``top``. With probability `psychology` it is uniform over
+        0..top (the seed's guess); otherwise it follows the binomial odds of the dice,
+        conditioned on being at most ``top``."""
+        top = dice if top is None else max(0, min(top, dice))
+        share = 1.0 if self.odds is None else self.odds.psychology
+        if share >= 1.0 or (share > 0.0 and chance(self.rng, share)):
+            return self.rng.randbelow(top + 1)
+        return weighted_index(self.rng, exact_counts(dice, sides)[: top + 1])
 
     # -- §4.2.2: what to bid ------------------------------------------------------------------
 
@@ -133,10 +211,13 @@ class RandomGuess(Strategy):
         return [float(n) for n in random_counts(self.rng, view.hidden_dice)]
 
     def would_challenge(self, view: TableView, bid: Bid, opponent: list[float]) -> bool:
-        """Guess the opponent's estimate of our count (uniform 0..our dice) and see whether it,
-        with the imagined opponent hand, falls short of ``bid``."""
+        """Guess the opponent's estimate of our count (uniform 0..our dice, or by the odds) and
+        see whether it, with the imagined opponent hand, falls short of ``bid``."""
         if self.real_guess:
             ours = matches(self._real_hand(view.own_dice), bid.face, view.wild_after(bid.face))
+        elif self.odds is not None and self.odds.estimate:
+            sides = matching_faces(bid.face, view.wild_after(bid.face))
+            ours = self.draw_count(view.own_dice, sides)
         else:
             ours = self.rng.randbelow(view.own_dice + 1)
         theirs = matches(opponent, bid.face, view.wild_after(bid.face))

@@ -94,12 +94,32 @@ def matching_faces(face: int, ones_wild: bool) -> int:
 
 
 @cache
+def exact_counts(dice: int, sides: int = 1) -> tuple[int, ...]:
+    """Hands of ``dice`` dice (as ordered rolls) with exactly k dice matching, for k=0..dice,
+    when ``sides`` of the six sides match: the binomial odds times ``6**dice``, as integers.
+    ``exact_counts(5)`` is 3125, 3125, 1250, 250, 25, 1: the seed's C(5,k)(1/6)^k(5/6)^(5−k)
+    of table 4.5 times 7776 (the table itself lists the tails, "k or more")."""
+    return tuple(comb(dice, k) * sides**k * (FACES - sides) ** (dice - k) for k in range(dice + 1))
+
+
+@cache
 def tail_counts(dice: int, sides: int = 1) -> tuple[int, ...]:
     """Hands of ``dice`` dice (as ordered rolls) with at least k dice matching, for k=0..dice,
     when ``sides`` of the six sides match. ``tail_counts(5)`` is the seed's table 4.7."""
-    exact = [comb(dice, k) * sides**k * (FACES - sides) ** (dice - k) for k in range(dice + 1)]
+    exact = exact_counts(dice, sides)
     tails = [sum(exact[k:]) for k in range(dice + 1)]
     return tuple(tails)
+
+
+def weighted_index(rng: RandomStream, weights: Sequence[int]) -> int:
+    """An index drawn with probability proportional to its (non-negative integer) weight, with
+    one ``randbelow`` from the stream; the weights must not all be 0."""
+    pick = rng.randbelow(sum(weights))
+    for index, weight in enumerate(weights):
+        if pick < weight:
+            return index
+        pick -= weight
+    raise AssertionError("unreachable: pick < sum(weights)")
 
 
 def tail_weight(dice: int, sides: int, need: int) -> int:
