@@ -29,7 +29,7 @@ from arena.errors import ArenaError
 from arena.games.errors import GameError
 from arena.games.liars_dice import LiarsDiceRules, load_ruleset
 from bots.liars_dice import PERSONALITIES, ConfigError
-from bots.registry import UnknownBotError, bot_names
+from bots.registry import UnknownBotError, make_bot
 
 ld_app = typer.Typer(
     help="Liar's dice experiments (seed 002): the gauntlet against the 32 personalities.",
@@ -59,13 +59,19 @@ def _progress(total: int, label: str) -> Iterator[Any]:
         yield lambda n: progress.advance(task, n)
 
 
-def _bot_config(path: Path | None) -> dict[str, Any]:
-    if path is None:
-        return {}
+def _bot_config(path: Path | None, bot: str) -> dict[str, Any]:
+    """The config of ``bot`` from ``path``, checked by building the bot once, so a bad name or
+    option is reported before any game starts."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            fail(f"cannot read bot config {path}: {exc}")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        fail(f"cannot read bot config {path}: {exc}")
+        make_bot("liars_dice", bot, data)
+    except (UnknownBotError, ConfigError) as exc:
+        fail(f"{path}: {exc}" if path is not None else str(exc))
     return data
 
 
@@ -91,9 +97,7 @@ def gauntlet(
     if driver not in ("referee", "direct"):
         fail(f"--driver must be 'referee' or 'direct', not {driver!r}")
     chosen: Driver = "direct" if driver == "direct" else "referee"
-    options = _bot_config(config)
-    if bot not in bot_names("liars_dice"):
-        fail(f"no liars_dice bot named {bot!r}; known: {', '.join(bot_names('liars_dice'))}")
+    options = _bot_config(config, bot)
     try:
         with _progress(games * len(PERSONALITIES), f"{bot} vs 32 personalities") as advance:
             result = run_gauntlet(bot, games, seed, config=options, driver=chosen, progress=advance)
@@ -155,6 +159,14 @@ def match_command(
         fail(f"a match seats two bots; the ruleset has players = {ruleset.players}")
     if server is not None and a == b:
         fail("--a and --b must name two different bots on the server")
+    if server is not None and (config_a or config_b):
+        fail(
+            "--config-a/--config-b configure in-process bots; with --server pass a config to "
+            "`bots run --config` instead"
+        )
+    options_a, options_b = (
+        ({}, {}) if server is not None else (_bot_config(config_a, a), _bot_config(config_b, b))
+    )
     try:
         with _progress(games, f"{a} vs {b}") as advance:
             match = partial(
@@ -163,8 +175,8 @@ def match_command(
                 b,
                 games,
                 seed,
-                config_a=_bot_config(config_a),
-                config_b=_bot_config(config_b),
+                config_a=options_a,
+                config_b=options_b,
                 rules=ruleset,
                 progress=advance,
             )
