@@ -219,7 +219,7 @@ def _handshake_section() -> list[str]:
         "after a second failure the referee plays the game's fallback action for the seat and",
         "broadcasts a `penalty` event. A bad message never closes the connection by itself.",
         "A request's `observation` holds everything the seat may know, so a bot that decides",
-        "from requests alone may say `\"events\": false` in its `hello` and is then sent no",
+        'from requests alone may say `"events": false` in its `hello` and is then sent no',
         "`event` at all (requests, errors and `bye` still come).",
         "",
         "```json",

@@ -28,7 +28,9 @@ Departures from the seed, each because the seed's text does not pin the point do
 * A belief is drawn with the network's probability (``belief="sample"``, the random spirit of §4.2)
   or taken when over 1/2 (``belief="threshold"``).
 * A later belief about a face overrides an earlier one (a fill lifts an older limit).
-* The model is used in two-seat games without wild ones; otherwise the player is random-guess.
+* The model is used in two-seat games without wild ones or re-rolls; otherwise the player is
+  random-guess. It learns nothing from a round in which someone re-rolled (§2.2 extension 2): the
+  dice revealed at the end are not the ones the earlier bids were made on.
 
 With ``guess="odds"`` (beyond the seed, its chapter 6) the challenge guess keeps the imagined
 count and draws the rest from the binomial odds of the free dice, conditioned on the limit.
@@ -49,7 +51,7 @@ from arena.dealing import RandomStream
 from arena.games.liars_dice import FACES, Bid, face_counts
 from bots.liars_dice.random_guess import Guess, OddsFor, RandomGuess
 from bots.liars_dice.view import FACE_RANGE, TableView, chance, random_counts
-from protocol.games.liars_dice import Reveal
+from protocol.games.liars_dice import Rerolled, Reveal
 
 MODEL_VERSION = 1
 TRUST_PRIOR = 10
@@ -209,6 +211,8 @@ class Bayes(RandomGuess):
         self._seen_bids = 0
         self._games_begun = 0
         self._active = False
+        self._rerolled_round: tuple[int, int] | None = None
+        """(game, round) of the last re-roll seen: that round's reveal teaches nothing."""
 
     # -- opponents and their tables -----------------------------------------------------------
 
@@ -243,7 +247,12 @@ class Bayes(RandomGuess):
         return written
 
     def observe(self, payload: BaseModel) -> None:
+        if isinstance(payload, Rerolled):
+            self._rerolled_round = (self._games_begun, payload.round)
+            return
         if not isinstance(payload, Reveal) or payload.ones_wild:
+            return
+        if self._rerolled_round == (self._games_begun, payload.round):
             return
         in_play = [s for s, dice in enumerate(payload.dice) if dice]
         if len(in_play) != 2 or self.seat not in in_play:
@@ -259,7 +268,7 @@ class Bayes(RandomGuess):
 
     def prepare(self, view: TableView) -> None:
         opponents = view.opponents()
-        self._active = len(opponents) == 1 and not view.ones_wild
+        self._active = len(opponents) == 1 and not view.ones_wild and not view.reroll
         key = (self._games_begun, view.round)
         if key != self._round_key:
             self._round_key = key

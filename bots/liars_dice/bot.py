@@ -127,8 +127,9 @@ def _bayes(name: str, config: Mapping[str, Any]) -> Bot:
 
 
 def _probability(name: str, config: Mapping[str, Any]) -> Bot:
-    options = _options(config, {})
-    return LiarsDiceBot(name, Probability(), options.get("seed", "0"))
+    options = _options(config, {"reroll": bool})
+    strategy = Probability(reroll=options.get("reroll", True))
+    return LiarsDiceBot(name, strategy, options.get("seed", "0"))
 
 
 def _personality(type_name: str) -> Callable[[str, Mapping[str, Any]], Bot]:

@@ -22,6 +22,9 @@ Names follow the seed's appendix order: type1–8 honest, type9–16 liars, both
 challenge; type17–32 repeat that pattern preferring to bid. The appendix prints type31 as "liar,
 suspicious, low cap, strong attack", a duplicate of type32; the pattern of the other 31 rows makes
 it the weak-attack one, which is what we use.
+
+The personalities never re-roll (the seed's tests play the basic rules); under the re-roll rule
+they count the dice the others revealed as known, through `TableView`.
 """
 
 from __future__ import annotations
@@ -30,7 +33,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.dealing import RandomStream
-from arena.games.liars_dice import CHALLENGE, Bid, LiarsDiceAction
+from arena.games.liars_dice import (
+    CHALLENGE,
+    FACES,
+    Bid,
+    LiarsDiceAction,
+    Reroll,
+    face_counts,
+    matching,
+)
 from bots.liars_dice.strategy import Strategy
 from bots.liars_dice.view import (
     FACE_RANGE,
@@ -39,6 +50,7 @@ from bots.liars_dice.view import (
     likeliest_raise,
     minimal_raise,
     p_true,
+    tail_probability,
 )
 
 PLAIN_SHARE = 0.7
@@ -132,7 +144,9 @@ class Personality(Strategy):
             top = max(believed[face] for face in FACE_RANGE)
             faces = [face for face in FACE_RANGE if believed[face] == top]
         else:
-            faces = [face for face in FACE_RANGE if view.counts[face] == 0]
+            # A face it holds none of (its own dice: cup and revealed); any face if it has all.
+            own = face_counts(view.dice)
+            faces = [face for face in FACE_RANGE if own[face] == 0] or list(FACE_RANGE)
         face = self.rng.choice(faces)
         count = minimal_raise(last, face, view.min_open)
         ceiling = min(self.cap, view.total_dice)
@@ -144,17 +158,66 @@ class Personality(Strategy):
 
 
 class Probability(Strategy):
-    """Baseline: judge bids by the binomial odds of the hidden dice alone, given our own dice.
+    """Baseline: judge bids by the binomial odds of the hidden dice alone, given the known dice
+    (our own, and under the re-roll rule every seat's revealed dice).
 
     Challenge when the standing bid is less likely than not; otherwise bid the raise most likely
     to be true (the least raise on each face, the lowest such bid on ties).
+
+    Re-roll policy (only under the re-roll rule, and only with ``reroll`` on): before acting it
+    weighs a re-roll for each face — show every die of its cup that counts for the face (wild
+    ones included while wild), re-roll the others, then bid the face's least legal raise — by the
+    odds that this raise holds, counted before the roll (the shown dice stay; the re-rolled ones
+    become fair chances instead of known misses). When the best such re-roll is likelier to be
+    right than its plain choice (a challenge: the odds the standing bid is false; a raise: the
+    odds it holds), it re-rolls; after the re-roll it bids its likeliest raise given the new dice.
     """
 
     name = "probability"
 
+    def __init__(self, reroll: bool = True) -> None:
+        super().__init__()
+        self.reroll = reroll
+        """Whether to re-roll when the rule allows it (the policy above)."""
+
     def decide(self, view: TableView) -> LiarsDiceAction:
         last = view.last_bid
-        if last is not None and p_true(view, last, view.ones_wild) < 0.5:
-            return CHALLENGE
         best = likeliest_raise(view)
-        return CHALLENGE if best is None else best
+        if view.must_bid and best is not None:
+            return best
+        p_last = None if last is None else p_true(view, last, view.ones_wild)
+        challenge = p_last is not None and (p_last < 0.5 or best is None)
+        if self.reroll and view.can_reroll():
+            if challenge:
+                p_plain = 1.0 - (p_last or 0.0)
+            else:
+                p_plain = -1.0 if best is None else p_true(view, best, view.wild_after(best.face))
+            plan = best_reroll(view)
+            if plan is not None and plan[1] > p_plain:
+                return plan[0]
+        return CHALLENGE if challenge or best is None else best
+
+
+def best_reroll(view: TableView) -> tuple[Reroll, float] | None:
+    """The re-roll for the face whose least legal raise is likeliest to hold once the cup's
+    other dice are re-rolled, with those odds (taken before the roll); ``None`` when no face
+    leaves a die to roll. Ties go to the lowest bid."""
+    best: tuple[Reroll, float] | None = None
+    best_bid = Bid(view.total_dice + 1, FACES)
+    cup = view.cup_dice
+    for face in FACE_RANGE:
+        count = minimal_raise(view.last_bid, face, view.min_open)
+        if count > view.total_dice:
+            continue
+        wild = view.wild_after(face)
+        shown = tuple(die for die in cup if die == face or (wild and die == 1))
+        rolled = len(cup) - len(shown)
+        if rolled == 0:
+            continue
+        need = count - matching(view.counts, face, wild)
+        sides = 2 if wild else 1
+        p = tail_probability(view.hidden_dice + rolled, sides, need)
+        bid = Bid(count, face)
+        if best is None or p > best[1] or (p == best[1] and bid < best_bid):
+            best, best_bid = (Reroll(shown), p), bid
+    return best

@@ -20,6 +20,9 @@ them still uniform — "同時考慮對手心理的隨機性與骰子的機率�
 
 `guess_count`, `sample_hand`, `would_challenge` and `prepare` are the hooks the Bayesian player
 (§4.3) overrides to bring its imagined hand and limit array into every guess.
+
+Under the re-roll rule it never re-rolls; the other seats' revealed dice count as known (they are
+in `TableView.counts`, and the guessed and imagined counts cover the hidden dice only).
 """
 
 from __future__ import annotations
@@ -221,7 +224,9 @@ class RandomGuess(Strategy):
         else:
             ours = self.rng.randbelow(view.own_dice + 1)
         theirs = matches(opponent, bid.face, view.wild_after(bid.face))
-        return ours + theirs < bid.count
+        # Dice the others revealed (re-roll rule) are theirs too, and known to everyone.
+        shown = view.shown_by_others(bid.face, view.wild_after(bid.face))
+        return ours + theirs + shown < bid.count
 
     # -- hooks --------------------------------------------------------------------------------
 

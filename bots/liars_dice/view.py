@@ -4,6 +4,10 @@
 combination counts generalise the seed's table 4.7 (hands of five dice holding at least k of a
 given face: 7776, 4651, 1526, 276, 26, 1) to any number of dice and to wild ones, where a die
 matches a face on two of its six sides.
+
+Under the re-roll rule (seed 002 §2.2 extension 2) dice that a seat took out of its cup are
+public: the view counts every seat's revealed dice as known (``counts``), so the odds run over
+the other cups' hidden dice only (``hidden_dice``). Without re-rolls ``counts`` is our own dice.
 """
 
 from __future__ import annotations
@@ -28,37 +32,53 @@ class TableView:
 
     seat: int
     dice: tuple[int, ...]
+    """Own dice: those under our cup and those we revealed (re-roll rule), sorted."""
     counts: tuple[int, ...]
-    """Own dice by face, index 0 unused."""
+    """Known dice by face, index 0 unused: our own plus every other seat's revealed dice."""
     dice_counts: tuple[int, ...]
     bids: tuple[tuple[int, Bid], ...]
     ones_wild: bool
     min_open: int
     round: int = 0
+    cup: tuple[int, ...] | None = None
+    """Own dice still under our cup (the ones a re-roll may show); ``None``: all of ``dice``."""
+    reroll: bool = False
+    """Whether the re-roll rule is on."""
+    must_bid: bool = False
+    """We have re-rolled this turn: only a bid is legal."""
     mine_counts: tuple[int, ...] = field(init=False)
-    """Own dice counting towards each face (wild ones included while wild), index 0 unused."""
+    """Known dice counting towards each face (wild ones included while wild), index 0 unused."""
     total_dice: int = field(init=False)
     hidden_dice: int = field(init=False)
-    """Dice under the other cups: the seed's two-player 'opponent hand', generalised."""
+    """Dice we cannot see: those under the other cups (the seed's two-player 'opponent hand',
+    generalised); dice the others revealed are known and not among them."""
 
     def __post_init__(self) -> None:
         # Derived once: the strategies read these thousands of times per game.
         counts = tuple(matching(self.counts, face, self.ones_wild) for face in range(FACES + 1))
         object.__setattr__(self, "mine_counts", counts)
         object.__setattr__(self, "total_dice", sum(self.dice_counts))
-        object.__setattr__(self, "hidden_dice", self.total_dice - len(self.dice))
+        object.__setattr__(self, "hidden_dice", self.total_dice - sum(self.counts[1:]))
 
     @classmethod
     def from_observation(cls, obs: LiarsDiceObservation) -> TableView:
+        own_shown = obs.revealed[obs.seat] if obs.revealed else []
+        known = [*obs.dice, *own_shown]
+        for seat, shown in enumerate(obs.revealed):
+            if seat != obs.seat:
+                known.extend(shown)
         return cls(
             seat=obs.seat,
-            dice=tuple(obs.dice),
-            counts=tuple(face_counts(obs.dice)),
+            dice=tuple(sorted([*obs.dice, *own_shown])),
+            counts=tuple(face_counts(known)),
             dice_counts=tuple(obs.dice_counts),
             bids=tuple((b.seat, Bid(b.count, b.face)) for b in obs.bids),
             ones_wild=obs.ones_wild,
             min_open=obs.min_open,
             round=obs.round,
+            cup=tuple(obs.dice),
+            reroll=obs.reroll,
+            must_bid=obs.must_bid,
         )
 
     @property
@@ -69,9 +89,27 @@ class TableView:
     def own_dice(self) -> int:
         return len(self.dice)
 
+    @property
+    def cup_dice(self) -> tuple[int, ...]:
+        """Own dice under our cup (all our dice when nothing was revealed)."""
+        return self.dice if self.cup is None else self.cup
+
     def mine(self, face: int) -> int:
-        """Own dice counting towards ``face`` (wild ones included while wild)."""
+        """Known dice counting towards ``face`` (wild ones included while wild): our own, plus
+        the other seats' revealed dice under the re-roll rule."""
         return self.mine_counts[face]
+
+    def shown_by_others(self, face: int, wild: bool) -> int:
+        """Dice the other seats revealed (re-roll rule) that count towards ``face``."""
+        return matching(self.counts, face, wild) - matching(face_counts(self.dice), face, wild)
+
+    def can_reroll(self) -> bool:
+        """Whether a re-roll is legal now: the rule is on, we have not re-rolled this turn,
+        a die would be left to roll, and a bid is left to make afterwards."""
+        if not self.reroll or self.must_bid or not self.cup_dice:
+            return False
+        last = self.last_bid
+        return last is None or last < Bid(self.total_dice, FACES)
 
     def wild_after(self, face: int) -> bool:
         """Whether ones stay wild once a bid on ``face`` is made (bidding ones ends it)."""

@@ -52,6 +52,9 @@ CASES = [
         "golden-3",
         1,
     ),
+    Case(
+        "probability-vs-type20-reroll", ("probability", "type20"), {"reroll": True}, "golden-4", 4
+    ),
 ]
 
 

@@ -10,6 +10,7 @@ from arena.games.liars_dice.actions import (
     Bid,
     Challenge,
     LiarsDiceAction,
+    Reroll,
     face_counts,
     matching,
     parse_action,
@@ -28,6 +29,8 @@ SPEC = GameSpec(
         "bid 3x5 — a bid: at least 3 of all dice on the table show 5; a raise is a higher count, "
         "or the same count with a higher face",
         "challenge — call the standing bid a lie; all dice are revealed",
+        "reroll 66 — re-roll rule only: show two 6s of your cup to everyone (they stay out) and "
+        "re-roll the rest, then bid; 'reroll -' shows none and re-rolls the whole cup",
     ),
 )
 
@@ -40,6 +43,7 @@ __all__ = [
     "LiarsDiceAction",
     "LiarsDiceGame",
     "LiarsDiceRules",
+    "Reroll",
     "face_counts",
     "load_ruleset",
     "matching",

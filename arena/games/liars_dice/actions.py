@@ -2,7 +2,9 @@
 
 ``bid 3x5`` claims that at least three dice over all cups show a 5; ``challenge`` calls the
 last bid a lie. Bids are ordered by (count, face): a raise is a higher count with any face, or
-the same count with a higher face (seed 002, 圖 2.3).
+the same count with a higher face (seed 002, 圖 2.3). Under the re-roll rule (§2.2 extension 2)
+``reroll 66`` takes two 6s out of the cup, showing them to everyone, and re-rolls the rest;
+``reroll -`` shows nothing and re-rolls every die in the cup.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from arena.games.errors import InvalidActionError
 FACES: Final = 6
 
 _BID_RE = re.compile(r"bid\s+(\d{1,3})\s*x\s*(\d{1,3})")
+_REROLL_RE = re.compile(r"reroll(?:\s+(-|[\d ]{1,40}))?")
+NO_REVEAL: Final = "-"
+"""The text of a re-roll that shows no die (``reroll -``)."""
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -44,20 +49,40 @@ class Challenge:
 
 CHALLENGE: Final = Challenge()
 
-LiarsDiceAction = Bid | Challenge
+
+@dataclass(frozen=True, slots=True)
+class Reroll:
+    """Re-roll rule: take the dice ``reveal`` (faces, sorted) out of the cup for everyone to
+    see, and re-roll the dice left in the cup. ``reveal`` may be empty (``reroll -``)."""
+
+    reveal: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "reveal", tuple(sorted(self.reveal)))
+
+    def __str__(self) -> str:
+        return "reroll " + ("".join(str(face) for face in self.reveal) or NO_REVEAL)
+
+
+LiarsDiceAction = Bid | Challenge | Reroll
 
 
 def parse_action(text: str) -> LiarsDiceAction:
-    """Read ``challenge`` or ``bid CxF`` (case and spacing are forgiven, nothing else is)."""
+    """Read ``challenge``, ``bid CxF`` or ``reroll FFF``/``reroll -`` (case and spacing are
+    forgiven, nothing else is; the faces of a re-roll may come in any order)."""
     cleaned = " ".join(text.strip().lower().split())
     if cleaned == "challenge":
         return CHALLENGE
+    reroll = _REROLL_RE.fullmatch(cleaned)
+    if reroll is not None:
+        return _parse_reroll(reroll.group(1))
     match = _BID_RE.fullmatch(cleaned)
     if match is None:
         shown = text if len(text) <= 40 else text[:40] + "…"
         raise InvalidActionError(
-            f"cannot read {shown!r} as a liar's dice action: write 'challenge' or 'bid CxF' "
-            "(C dice showing face F, e.g. 'bid 3x5')"
+            f"cannot read {shown!r} as a liar's dice action: write 'challenge', 'bid CxF' "
+            "(C dice showing face F, e.g. 'bid 3x5') or, under the re-roll rule, 'reroll F…' "
+            "(the faces to show, e.g. 'reroll 66', or 'reroll -' to show none)"
         )
     count, face = int(match.group(1)), int(match.group(2))
     if count < 1:
@@ -65,6 +90,20 @@ def parse_action(text: str) -> LiarsDiceAction:
     if not 1 <= face <= FACES:
         raise InvalidActionError(f"a die has faces 1 to {FACES}, not {face}")
     return Bid(count, face)
+
+
+def _parse_reroll(faces: str | None) -> Reroll:
+    if faces is None:
+        raise InvalidActionError(
+            "a re-roll names the faces it shows: 'reroll 66' shows two 6s, 'reroll -' shows none"
+        )
+    if faces == NO_REVEAL:
+        return Reroll(())
+    digits = faces.replace(" ", "")
+    for digit in digits:
+        if not 1 <= int(digit) <= FACES:
+            raise InvalidActionError(f"a die has faces 1 to {FACES}, not {digit} (in a re-roll)")
+    return Reroll(tuple(int(digit) for digit in digits))
 
 
 def face_counts(dice: Iterable[int]) -> list[int]:

@@ -4,13 +4,20 @@ Dice come from the stream ``liars_dice/game/<game_index>/round/<r>``: one `roll_
 round for every die in play, dealt to the seats in seat order. The ``deal`` parameters are
 ``game_index`` (names the stream) and ``first`` (the seat that opens round 0).
 
+Re-roll rule (``reroll``): the k-th re-roll of round r (k = 0, 1, … over the round) rolls its
+dice with one `roll_dice` call on ``liars_dice/game/<game_index>/round/<r>/reroll/<k>``. ``hands``
+holds the dice under each cup, ``revealed`` the dice each seat has shown; a challenge counts both.
+
 Fallback action (played by the referee for a seat that fails to answer): ``challenge`` when a bid
-stands, else the lowest opening bid (``bid <min_open>x1``).
+stands, else the lowest opening bid (``bid <min_open>x1``); right after its own re-roll, when a
+challenge is not allowed, the least legal bid.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
+from itertools import product
 from typing import Any, ClassVar
 
 from arena.dealing import MatchSeed, roll_dice
@@ -22,6 +29,7 @@ from arena.games.liars_dice.actions import (
     Bid,
     Challenge,
     LiarsDiceAction,
+    Reroll,
     face_counts,
     legal_texts,
     matching,
@@ -34,6 +42,8 @@ from protocol.games.liars_dice import (
     BidRecord,
     DiceRolled,
     LiarsDiceObservation,
+    Rerolled,
+    RerollRecord,
     Reveal,
     RoundStart,
 )
@@ -60,7 +70,13 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
         self.dice_left = [rules.dice] * rules.players
         self.round = -1
         self.hands: list[list[int]] = []
+        """The dice under each seat's cup, sorted."""
+        self.revealed: list[list[int]] = []
+        """The dice each seat has taken out of its cup this round (re-roll rule), sorted."""
         self.bids: list[tuple[int, Bid]] = []
+        self.rerolls: list[RerollRecord] = []
+        self.rerolled = False
+        """Whether the seat to act has re-rolled this turn (it must bid)."""
         self.current = first
         self.over = False
         self._ones_bid = False
@@ -98,14 +114,20 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
         if self.over or seat != self.current:
             return []
         last = self.last_bid
+        raises = list(raises_after(last, self.min_open, self.total_dice))
+        if self.rerolled:
+            return list(raises)
         head: list[LiarsDiceAction] = [] if last is None else [CHALLENGE]
-        return head + list(raises_after(last, self.min_open, self.total_dice))
+        return head + raises + list(self._legal_rerolls(seat))
 
     def describe_legal(self, seat: int) -> tuple[list[str] | None, str | None]:
         # Requests list every action; the texts depend only on the last bid and the dice count.
         if self.over or seat != self.current:
             return [], None
-        return list(legal_texts(self.last_bid, self.min_open, self.total_dice)), None
+        texts = legal_texts(self.last_bid, self.min_open, self.total_dice)
+        if self.rerolled:
+            return list(texts[0 if self.last_bid is None else 1 :]), None
+        return list(texts) + [str(reroll) for reroll in self._legal_rerolls(seat)], None
 
     def is_legal(self, seat: int, action: LiarsDiceAction) -> bool:
         return self._broken_rule(seat, action) is None
@@ -121,6 +143,10 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
         if isinstance(action, Challenge):
             self._resolve_challenge(seat)
             return
+        if isinstance(action, Reroll):
+            self._reroll(seat, action)
+            return
+        self.rerolled = False
         self.bids.append((seat, action))
         if action.face == 1:
             self._ones_bid = True
@@ -140,9 +166,15 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
             ones_wild=self.ones_wild,
             min_open=self.min_open,
             over=self.over,
+            reroll=self.rules.reroll,
+            revealed=[list(dice) for dice in self.revealed],
+            rerolls=list(self.rerolls),
+            must_bid=self.rerolled and not self.over,
         )
 
     def fallback_action(self, seat: int) -> LiarsDiceAction:
+        if self.rerolled:
+            return raises_after(self.last_bid, self.min_open, self.total_dice)[0]
         if self.last_bid is not None:
             return CHALLENGE
         return Bid(self.min_open, 1)
@@ -177,7 +209,10 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
         twin.dice_left = list(self.dice_left)
         twin.round = self.round
         twin.hands = [list(hand) for hand in self.hands]
+        twin.revealed = [list(dice) for dice in self.revealed]
         twin.bids = list(self.bids)
+        twin.rerolls = list(self.rerolls)
+        twin.rerolled = self.rerolled
         twin.current = self.current
         twin.over = self.over
         twin._ones_bid = self._ones_bid
@@ -206,8 +241,13 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
         return self.rules.ones_wild and not self._ones_bid
 
     def count_showing(self, face: int) -> int:
-        """Dice in play that count as ``face`` now (wild ones included while they are wild)."""
-        return sum(matching(face_counts(hand), face, self.ones_wild) for hand in self.hands)
+        """Dice in play, under the cups and revealed, that count as ``face`` now (wild ones
+        included while they are wild)."""
+        return sum(matching(face_counts(dice), face, self.ones_wild) for dice in self.all_dice())
+
+    def all_dice(self) -> list[list[int]]:
+        """Every seat's dice, under its cup and revealed, sorted."""
+        return [sorted(hand + shown) for hand, shown in zip(self.hands, self.revealed, strict=True)]
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -218,9 +258,13 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
         if seat != self.current:
             return f"seat {seat} may not act: it is seat {self.current}'s turn"
         last = self.last_bid
+        if isinstance(action, Reroll):
+            return self._broken_reroll(seat, action)
         if isinstance(action, Challenge):
             if last is None:
                 return "there is no bid to challenge: the first player must bid"
+            if self.rerolled:
+                return f"seat {seat} has re-rolled this turn and must bid: it may not challenge"
             return None
         if not isinstance(action, Bid):
             return f"{action!r} is not a liar's dice action"
@@ -239,6 +283,84 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
             )
         return None
 
+    def _broken_reroll(self, seat: int, action: Reroll) -> str | None:
+        if not self.rules.reroll:
+            return (
+                "re-rolling is not allowed: the ruleset's 'reroll' option (seed 002 §2.2 "
+                "extension 2) is off"
+            )
+        if self.rerolled:
+            return f"seat {seat} has already re-rolled this turn: after a re-roll it must bid"
+        if not raises_after(self.last_bid, self.min_open, self.total_dice):
+            return f"no bid is left above {self.last_bid}, and a re-roll must be followed by a bid"
+        cup = Counter(self.hands[seat])
+        for face, wanted in sorted(Counter(action.reveal).items()):
+            if not 1 <= face <= FACES:
+                return f"a die has faces 1 to {FACES}, not {face}"
+            if cup[face] < wanted:
+                return (
+                    f"{action} shows {wanted} × {face} but seat {seat} has only {cup[face]} "
+                    f"under its cup"
+                )
+        if len(action.reveal) >= len(self.hands[seat]):
+            return (
+                f"{action} leaves no die in the cup to re-roll: a re-roll shows fewer than the "
+                f"{len(self.hands[seat])} dice under the cup"
+            )
+        return None
+
+    def _legal_rerolls(self, seat: int) -> list[Reroll]:
+        """Every legal re-roll: each choice of dice to show (fewer than all), fewest first."""
+        if not self.rules.reroll or self.rerolled:
+            return []
+        if not raises_after(self.last_bid, self.min_open, self.total_dice):
+            return []
+        cup = Counter(self.hands[seat])
+        faces = sorted(cup)
+        choices = []
+        for shown in product(*(range(cup[face] + 1) for face in faces)):
+            reveal = tuple(face for face, n in zip(faces, shown, strict=True) for _ in range(n))
+            if len(reveal) < len(self.hands[seat]):
+                choices.append(reveal)
+        choices.sort(key=lambda reveal: (len(reveal), reveal))
+        return [Reroll(reveal) for reveal in choices]
+
+    def _reroll(self, seat: int, action: Reroll) -> None:
+        cup = list(self.hands[seat])
+        for face in action.reveal:
+            cup.remove(face)
+        stream = self._seed.stream(
+            "liars_dice", "game", self._game_index, "round", self.round, "reroll", len(self.rerolls)
+        )
+        self.hands[seat] = sorted(roll_dice(stream, len(cup), FACES))
+        self.revealed[seat] = sorted(self.revealed[seat] + list(action.reveal))
+        self.rerolls.append(
+            RerollRecord(
+                seat=seat,
+                revealed=list(action.reveal),
+                rerolled=len(cup),
+                after_bids=len(self.bids),
+            )
+        )
+        self.rerolled = True
+        self._events.append(
+            GameEvent(
+                Rerolled(
+                    round=self.round,
+                    seat=seat,
+                    revealed=list(action.reveal),
+                    rerolled=len(cup),
+                    all_revealed=list(self.revealed[seat]),
+                )
+            )
+        )
+        self._events.append(
+            GameEvent(
+                DiceRolled(round=self.round, seat=seat, dice=list(self.hands[seat])),
+                to=frozenset((seat,)),
+            )
+        )
+
     def _start_round(self, first: int) -> None:
         self.round += 1
         stream = self._seed.stream("liars_dice", "game", self._game_index, "round", self.round)
@@ -249,6 +371,9 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
             n = self.dice_left[seat]
             self.hands.append(sorted(rolled[at : at + n]))
             at += n
+        self.revealed = [[] for _ in range(self.num_seats)]
+        self.rerolls = []
+        self.rerolled = False
         self.bids = []
         self._ones_bid = False
         self.current = first
@@ -279,7 +404,7 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
         wild = self.ones_wild
         actual = self.count_showing(bid.face)
         loser = challenger if actual >= bid.count else bidder
-        revealed = [list(hand) for hand in self.hands]
+        revealed = self.all_dice()
         records = self._bid_records()
         if self.rules.series:
             self.dice_left[loser] -= 1
@@ -292,6 +417,7 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
                 "actual": actual,
                 "ones_wild": wild,
                 "loser": loser,
+                **({"rerolls": len(self.rerolls)} if self.rules.reroll else {}),
             }
         )
         self._events.append(

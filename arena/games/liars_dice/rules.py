@@ -32,6 +32,9 @@ class LiarsDiceRules:
     series: bool = False
     """Dice-loss series: the loser of a challenge drops a die and a new round starts, until one
     seat alone has dice (seed §2.2 extension 3). Off: one round, the challenge ends the game."""
+    reroll: bool = False
+    """Re-roll (seed §2.2 extension 2): on its turn a seat may show some dice of its cup (public
+    until the round ends) and re-roll the rest, once per turn; it must then bid."""
 
     def __post_init__(self) -> None:
         rulesets.check_int("players", self.players, MIN_PLAYERS, MAX_PLAYERS)
@@ -39,6 +42,7 @@ class LiarsDiceRules:
         rulesets.check_int("min_open", self.min_open, 1, self.players * self.dice)
         rulesets.check_bool("ones_wild", self.ones_wild)
         rulesets.check_bool("series", self.series)
+        rulesets.check_bool("reroll", self.reroll)
 
     @classmethod
     def from_mapping(cls, rules: Mapping[str, Any]) -> LiarsDiceRules:
