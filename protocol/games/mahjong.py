@@ -1,7 +1,8 @@
 """Taiwan 16-tile mahjong payloads (seed 003 §2.1): one hand of a match.
 
 Tiles travel in the compact notation of docs/RULES.md: one tile is ``5m``, a group is sorted
-text such as ``1123m45p77z`` (m 萬, p 筒, s 條, z = E S W N white green red). Seats are 0-based;
+text such as ``1123m45p77z`` (m 萬, p 筒, s 條, z = E S W N white green red; with the flowers
+ruleset option, f = the flowers 1f-4f 春夏秋冬 and 5f-8f 梅蘭菊竹). Seats are 0-based;
 turn order is 0 → 1 → 2 → 3 → 0, so the seat before you in turn order (上家) is ``seat - 1``.
 
 What a seat never receives: another seat's concealed tiles (until that seat wins and shows its
@@ -16,7 +17,7 @@ from protocol.base import WireModel
 
 Phase = Literal["discard", "claim", "rob_kong", "over"]
 MeldKindName = Literal["chi", "pon", "kong", "ckong", "akong"]
-WinHow = Literal["tsumo", "ron", "rob_kong"]
+WinHow = Literal["tsumo", "ron", "rob_kong", "rob_flower"]
 
 
 class MahjongModel(WireModel):
@@ -60,6 +61,10 @@ class MahjongObservation(MahjongModel):
         description="every seat's discards still on the table, oldest first (claimed ones leave)"
     )
     concealed_counts: list[int] = Field(description="how many concealed tiles each seat holds")
+    flowers: list[list[str]] | None = Field(
+        description="every seat's exposed flowers (e.g. 1f, 6f), oldest first; null when the "
+        "ruleset plays without flowers"
+    )
     wall: int = Field(ge=0, description="tiles that may still be drawn before the hand is drawn")
     scores: list[int] = Field(description="match points of each seat before this hand")
     phase: Phase = Field(
@@ -88,7 +93,10 @@ class Dealt(MahjongModel):
 
     kind: Literal["deal"] = "deal"
     seat: int = Field(description="the seat these tiles belong to")
-    tiles: str = Field(description="the seat's starting tiles, sorted")
+    tiles: str = Field(
+        description="the seat's starting tiles, sorted; with flowers, the dealt flowers last "
+        "(each is then exposed and replaced)"
+    )
 
 
 class Drew(MahjongModel):
@@ -96,8 +104,8 @@ class Drew(MahjongModel):
 
     kind: Literal["draw"] = "draw"
     seat: int = Field(description="the drawing seat (you)")
-    tile: str = Field(description="the tile drawn")
-    replacement: bool = Field(description="drawn from the wall's tail after a kong")
+    tile: str = Field(description="the tile drawn (a flower is exposed and replaced at once)")
+    replacement: bool = Field(description="drawn from the wall's tail after a kong or a flower")
     wall: int = Field(description="tiles left to draw after this one")
 
 
@@ -106,7 +114,7 @@ class OtherDrew(MahjongModel):
 
     kind: Literal["other_draw"] = "other_draw"
     seat: int = Field(description="the drawing seat")
-    replacement: bool = Field(description="drawn from the wall's tail after a kong")
+    replacement: bool = Field(description="drawn from the wall's tail after a kong or a flower")
     wall: int = Field(description="tiles left to draw after this one")
 
 
@@ -138,14 +146,27 @@ class KongDeclared(MahjongModel):
     tile: str | None = Field(description="the kong's tile; null for another seat's ckong")
 
 
+class FlowerExposed(MahjongModel):
+    """A seat exposed a flower (補花: dealt or drawn); a replacement draw follows."""
+
+    kind: Literal["flower"] = "flower"
+    seat: int = Field(description="the seat that exposed the flower")
+    tile: str = Field(description="the flower, 1f-8f (春夏秋冬梅蘭菊竹)")
+
+
 class Win(MahjongModel):
     """A seat won: its hand is shown, with the Tai rows and the payments."""
 
     kind: Literal["win"] = "win"
     seat: int = Field(description="the winning seat")
-    how: WinHow = Field(description="tsumo (self-drawn), ron (on a discard), rob_kong (搶槓)")
-    tile: str = Field(description="the winning tile")
-    from_seat: int | None = Field(description="the seat that paid alone (ron, rob_kong)")
+    how: WinHow = Field(
+        description="tsumo (self-drawn; also 八仙過海), ron (on a discard), rob_kong (搶槓), "
+        "rob_flower (七搶一: on the eighth flower another seat exposed)"
+    )
+    tile: str = Field(description="the winning tile (a flower for 八仙過海 and 七搶一)")
+    from_seat: int | None = Field(
+        description="the seat that paid alone (ron, rob_kong, rob_flower)"
+    )
     tiles: str = Field(description="the winner's concealed tiles without the winning tile")
     melds: list[MeldView] = Field(description="the winner's sets, concealed kongs shown")
     tai: int = Field(description="total Tai of the hand, 莊家 included when the winner deals")
@@ -173,6 +194,7 @@ MahjongPayload = Annotated[
     | Discarded
     | Claimed
     | KongDeclared
+    | FlowerExposed
     | Win
     | HandEnd,
     Field(discriminator="kind"),

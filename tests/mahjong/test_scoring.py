@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from arena.games.errors import RulesetError
-from arena.games.mahjong.scoring import ScoreResult, WinContext, score_hand, settle
+from arena.games.mahjong.scoring import (
+    ScoreResult,
+    WinContext,
+    score_flower_win,
+    score_hand,
+    settle,
+)
 from arena.games.mahjong.scoring_rules import (
     BASE_TAI,
     EYES_DECLARATION,
@@ -60,6 +66,7 @@ def _parse_ctx(text: str) -> WinContext:
     seat = None
     round_wind = None
     streak = 0
+    flowers: tuple[int, ...] = ()
     flags: dict[str, bool] = {}
     for token in text.split(","):
         key, _, value = token.strip().partition("=")
@@ -73,6 +80,8 @@ def _parse_ctx(text: str) -> WinContext:
             round_wind = parse_wind(value)
         elif key == "streak":
             streak = int(value)
+        elif key == "flowers":
+            flowers = tuple(parse_tiles(value))
         elif key in FLAGS and not value:
             flags[key] = True
         else:
@@ -80,7 +89,12 @@ def _parse_ctx(text: str) -> WinContext:
     if how is None or seat is None:
         raise ValueError("ctx needs discard or self_drawn, and seat=")
     return WinContext(
-        self_drawn=how, seat_wind=seat, round_wind=round_wind, dealer_streak=streak, **flags
+        self_drawn=how,
+        seat_wind=seat,
+        round_wind=round_wind,
+        dealer_streak=streak,
+        flowers=flowers,
+        **flags,
     )
 
 
@@ -363,3 +377,52 @@ def test_settle_rejects_mismatches() -> None:
         settle(result, winner=1, dealer=0, discarder=1)
     with pytest.raises(MahjongError, match="outside"):
         settle(result, winner=1, dealer=0, discarder=4)
+
+
+def _flowers(text: str) -> tuple[int, ...]:
+    return tuple(parse_tiles(text))
+
+
+def test_eight_flowers_score_eight_and_are_paid_as_a_self_draw() -> None:
+    # North holds all eight and exposes 8f last: 8 Tai, no 正花/花槓 on top; each of the three
+    # pays 1000 + 4000, the dealer (seat 0) adding its 莊家 Tai: 1000 + 4500.
+    ctx = WinContext(self_drawn=True, seat_wind=NORTH, flowers=_flowers("12345678f"))
+    result = score_flower_win(parse_tile("8f"), ctx)
+    assert (result.tai, result.breakdown) == (8, (("八仙過海", 8),))
+    assert result.decomposition is None and result.win_set == ("flower", parse_tile("8f"))
+    assert settle(result, winner=3, dealer=0, discarder=None) == (-5500, -5000, -5000, 15500)
+
+
+def test_seven_flowers_take_the_eighth_paid_by_the_exposer() -> None:
+    # The dealer (East) holds seven; seat 2 exposes 3f: 莊家 1 + 七搶一 8 = 9, seat 2 pays 5500.
+    ctx = WinContext(self_drawn=False, seat_wind=EAST, dealer=True, flowers=_flowers("1245678f"))
+    result = score_flower_win(parse_tile("3f"), ctx)
+    assert dict(result.breakdown) == {"莊家": 1, "七搶一": 8} and result.tai == 9
+    assert settle(result, winner=0, dealer=0, discarder=2) == (5500, 0, -5500, 0)
+
+
+@pytest.mark.parametrize(
+    ("tile", "kwargs", "match"),
+    [
+        ("8f", {"self_drawn": True, "flowers": "1234567f"}, "eight"),
+        ("8f", {"self_drawn": False, "flowers": "123456f"}, "eight"),
+        ("7f", {"self_drawn": False, "flowers": "1234567f"}, "eight"),
+        ("5m", {"self_drawn": True, "flowers": "12345678f"}, "on a flower"),
+        ("8f", {"self_drawn": True, "flowers": "12345678f", "after_kong": True}, "kong"),
+    ],
+)
+def test_flower_win_errors(tile: str, kwargs: dict[str, object], match: str) -> None:
+    options = dict(kwargs)
+    options["flowers"] = _flowers(str(options["flowers"]))
+    with pytest.raises(MahjongError, match=match):
+        score_flower_win(parse_tile(tile), _ctx(**options))
+
+
+def test_flowers_in_the_context_are_checked() -> None:
+    with pytest.raises(MahjongError, match="flower"):
+        _ctx(flowers=(parse_tile("1m"),))
+    with pytest.raises(MahjongError, match="flower"):
+        _ctx(flowers=_flowers("1f") * 2)
+    v = ALL_VECTORS[0]
+    with pytest.raises(MahjongError, match="八仙過海"):
+        score_hand(v.concealed, v.melds, v.win, _ctx(flowers=_flowers("12345678f")))

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.games.errors import GameError, InvalidActionError
+from arena.games.mahjong.actions import parse_action
 from arena.games.mahjong.tiles import (
     DRAGONS,
     EAST,
@@ -236,3 +237,36 @@ def test_meld_round_trip(melds: list[Meld]) -> None:
     assert parse_melds(format_melds(melds)) == tuple(melds)
     for m in melds:
         assert Meld.parse(str(m)) == m
+
+
+def test_flower_notation_round_trips_with_chinese_names() -> None:
+    flowers = parse_tiles("1234f 5678f")
+    assert flowers == list(range(NUM_KINDS, NUM_KINDS + 8))
+    assert format_tiles(flowers) == "12345678f"
+    assert format_tiles(parse_tiles("5f1m7z1f")) == "1m7z15f"
+    assert tile_name_zh(parse_tile("1f")) == "春" and tile_name_zh(parse_tile("8f")) == "竹"
+    assert format_tiles_zh(parse_tiles("2345f")) == "夏 秋 冬 梅"
+
+
+@pytest.mark.parametrize(
+    ("text", "position", "char"),
+    [("9f", 0, "9"), ("123m49f", 5, "9"), ("1g", 1, "g")],
+)
+def test_flower_parse_errors_name_the_character(text: str, position: int, char: str) -> None:
+    with pytest.raises(NotationError) as info:
+        parse_tiles(text)
+    assert f"{char!r} at position {position}" in str(info.value)
+
+
+def test_flowers_stay_out_of_hands_and_sets() -> None:
+    with pytest.raises(TileCountError, match="second copy of 3f at position 1"):
+        parse_tiles("33f")
+    with pytest.raises(MahjongError, match="flower 1f is never part of a hand"):
+        to_counts(parse_tiles("1m1f"))
+    with pytest.raises(MahjongError):
+        Meld(MeldKind.PON, (NUM_KINDS,) * 3)
+
+
+def test_actions_naming_a_flower_say_why() -> None:
+    with pytest.raises(InvalidActionError, match="flowers are exposed and replaced"):
+        parse_action("discard 5f")

@@ -9,27 +9,39 @@ from typing import Any
 from arena.games.mahjong.engine import MahjongGame
 from arena.games.mahjong.rules import MahjongRules, load_ruleset
 from arena.games.mahjong.state import CLAIM, ROB
-from arena.games.mahjong.tiles import parse_tiles, to_counts
+from arena.games.mahjong.tiles import FLOWERS, parse_tiles, to_counts
 
 COMPETITION = load_ruleset("competition")
 COMMON = load_ruleset("common")
+FLOWER_RULES = load_ruleset("flowers")
 
 
-def build_wall(hands: Sequence[str], draws: str = "", tail: str = "") -> list[int]:
-    """A 136-tile wall: ``hands`` by position from the dealer (16 tiles each), then ``draws``
-    from the head in order, the unused tiles in ascending order, and ``tail`` at the end so that
-    its first tile is the first replacement draw."""
+def build_wall(
+    hands: Sequence[str], draws: str = "", tail: str = "", *, flowers: bool = False
+) -> list[int]:
+    """A 136-tile wall (144 with ``flowers``): ``hands`` by position from the dealer (16 tiles
+    each), then ``draws`` from the head in order, the unused tiles in ascending order (flowers
+    last), and ``tail`` at the end so that its first tile is the first replacement draw. With
+    ``flowers`` the hands, draws and tail may hold flowers (``1f``-``8f``)."""
     assert len(hands) == 4
     dealt = [parse_tiles(hand) for hand in hands]
     assert all(len(hand) == 16 for hand in dealt), [len(h) for h in dealt]
     head = parse_tiles(draws)
     back = parse_tiles(tail)
     used = [t for hand in dealt for t in hand] + head + back
-    counts = to_counts(used)
+    counts = to_counts(t for t in used if t not in FLOWERS)
     rest = [t for t in range(34) for _ in range(4 - counts[t])]
+    if flowers:
+        assert len([f for f in used if f in FLOWERS]) == len({f for f in used if f in FLOWERS})
+        rest += [f for f in FLOWERS if f not in used]
     wall = [t for hand in dealt for t in hand] + head + rest + back[::-1]
-    assert len(wall) == 136
+    assert len(wall) == (144 if flowers else 136)
     return wall
+
+
+def build_flower_wall(hands: Sequence[str], draws: str = "", tail: str = "") -> list[int]:
+    """`build_wall` for the flowers option (144 tiles)."""
+    return build_wall(hands, draws, tail, flowers=True)
 
 
 def game_on(

@@ -10,7 +10,7 @@ from arena.games.mahjong.engine import SPEC, MahjongGame, new_game
 from arena.games.mahjong.rules import list_rulesets, load_ruleset
 
 
-@pytest.mark.parametrize("ruleset", ["competition", "common", "duplicate"])
+@pytest.mark.parametrize("ruleset", ["competition", "common", "duplicate", "flowers"])
 def test_conformance(ruleset: str) -> None:
     rules = load_ruleset(ruleset).to_mapping()
 
@@ -21,7 +21,7 @@ def test_conformance(ruleset: str) -> None:
 
 
 def test_shipped_rulesets_are_listed() -> None:
-    assert {"competition", "common", "duplicate"} <= set(list_rulesets())
+    assert {"competition", "common", "duplicate", "flowers"} <= set(list_rulesets())
 
 
 def test_spec() -> None:

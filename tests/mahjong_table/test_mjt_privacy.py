@@ -17,6 +17,7 @@ from protocol.games.common import GameEnd
 from protocol.games.mahjong import (
     Dealt,
     Drew,
+    FlowerExposed,
     KongDeclared,
     MahjongObservation,
     OtherDrew,
@@ -41,6 +42,7 @@ class Listener(Bot):
 
     async def act(self, request: Request) -> str:
         self.seen.append(request.observation)
+        assert not any(text.endswith("f") for text in request.legal or ()), request.legal
         return await self.inner.act(request)
 
 
@@ -55,6 +57,7 @@ def check_private(seat: int, seen: list[Any], hidden: list[str]) -> None:
             assert (payload.tile is not None) == (payload.seat == seat)
         elif isinstance(payload, MahjongObservation):
             assert payload.seat == seat
+            assert "f" not in payload.tiles, "a flower never stays in a hand"
             for other, melds in enumerate(payload.melds):
                 for meld in melds:
                     assert meld.kind != "ckong" or (meld.tiles is not None) == (other == seat)
@@ -71,16 +74,18 @@ def check_private(seat: int, seen: list[Any], hidden: list[str]) -> None:
         assert f'"{hand}"' not in text
 
 
-async def play(seed: MatchSeed, round_index: int, hand: int, strategies: list[str]) -> None:
+async def play(
+    seed: MatchSeed, round_index: int, hand: int, strategies: list[str], ruleset: str
+) -> list[Listener]:
     listeners = [
         Listener(make_bot("mahjong", name, {}, name=f"{name}-{i}"))
         for i, name in enumerate(strategies)
     ]
     recorder = MemoryRecorder()
-    await play_game(
+    played = await play_game(
         "mahjong",
         [InProcessSeat(listener) for listener in listeners],
-        rules=load_ruleset("competition").to_mapping(),
+        rules=load_ruleset(ruleset).to_mapping(),
         seed=seed,
         deal={"round": round_index, "hand": hand},
         players=[listener.name for listener in listeners],
@@ -91,17 +96,41 @@ async def play(seed: MatchSeed, round_index: int, hand: int, strategies: list[st
         for line in recorder.lines
         if line["type"] == "event" and line["payload"].get("kind") == "deal"
     }
+    assert played.penalties == (0, 0, 0, 0), "the bots played only legal actions in time"
     for seat, listener in enumerate(listeners):
         assert any(isinstance(p, Dealt) for p in listener.seen)
         check_private(seat, listener.seen, [dealt[s] for s in range(4) if s != seat])
+    return listeners
+
+
+MIXES = [["greedy"] * 4, ["random"] * 4, ["greedy", "random", "greedy", "random"]]
 
 
 def test_no_seat_sees_hidden_tiles() -> None:
     seed = MatchSeed.from_text("privacy")
-    mixes = [["greedy"] * 4, ["random"] * 4, ["greedy", "random", "greedy", "random"]]
 
     async def run() -> None:
         for i in range(24):
-            await play(seed, i, i % 4, mixes[i % 3])
+            await play(seed, i, i % 4, MIXES[i % 3], "competition")
 
     asyncio.run(run())
+
+
+def test_no_seat_sees_hidden_tiles_with_flowers() -> None:
+    seed = MatchSeed.from_text("privacy")
+    exposed = 0
+
+    async def run() -> None:
+        nonlocal exposed
+        for i in range(16):
+            listeners = await play(seed, i, i % 4, MIXES[i % 3], "flowers")
+            # Every seat hears of every exposed flower: the events are public.
+            heard = [
+                [(p.seat, p.tile) for p in listener.seen if isinstance(p, FlowerExposed)]
+                for listener in listeners
+            ]
+            assert heard[0] == heard[1] == heard[2] == heard[3]
+            exposed += len(heard[0])
+
+    asyncio.run(run())
+    assert exposed > 30

@@ -118,6 +118,10 @@ def _explain(text: str, cleaned: str) -> MahjongAction:
         tiles = parse_tiles(rest)
     except ValueError as exc:
         raise InvalidActionError(f"in {shown!r}: {exc}") from None
+    if any(t >= NUM_KINDS for t in tiles):
+        raise InvalidActionError(
+            f"in {shown!r}: flowers are exposed and replaced by the engine, never played"
+        )
     if verb == CHI:
         run = sorted(tiles)
         if (

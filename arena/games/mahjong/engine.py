@@ -8,6 +8,13 @@ chi or pon the claimer discards; after an open kong it draws a replacement from 
 added kong first lets every seat that waits on that tile rob it (搶槓). The hand is exhaustively
 drawn when a draw is due and the wall is down to its reserve (16 tiles).
 
+With the ``flowers`` ruleset option (a wall of 144) flowers never stay in a hand and the engine
+asks no one about them: after the deal, in rounds, each seat from the dealer exposes the flowers
+it holds and draws as many replacements from the tail, until no seat holds one; during play a
+flower drawn (a kong's or a flower's replacement included) is exposed at once and replaced from
+the tail. Exposing the last flower ends the hand in 八仙過海 (the exposer holds all eight) or
+七搶一 (another seat holds the other seven).
+
 ``deal`` = ``{"round": r, "hand": h, "scores": [...]}``: the wall is round ``r``'s (see
 `wall.py`), the dealer is seat ``h`` (0-3), ``scores`` (optional) are the match points before
 the hand, shown in observations.
@@ -40,6 +47,7 @@ from arena.games.mahjong.payments import (
     RON_WIN,
     TSUMO_WIN,
     ScoredWin,
+    score_flowers,
     score_win,
 )
 from arena.games.mahjong.render import render_event
@@ -55,13 +63,15 @@ from arena.games.mahjong.state import (
     HandState,
     counts_text,
 )
-from arena.games.mahjong.tiles import Meld, MeldKind, format_tiles
-from arena.games.mahjong.wall import WALL_TILES, Wall, round_wall
+from arena.games.mahjong.tiles import FLOWER_BASE, NUM_FLOWERS, Meld, MeldKind, format_tiles
+from arena.games.mahjong.wall import Wall, round_wall
+from arena.games.mahjong.wall import wall_tiles as wall_tiles_of
 from protocol.games.mahjong import (
     Claimed,
     Dealt,
     Discarded,
     Drew,
+    FlowerExposed,
     HandEnd,
     HandStart,
     KongDeclared,
@@ -86,14 +96,18 @@ class MahjongGame(Game[MahjongAction]):
         hand_index: int = 0,
         scores: Sequence[int] | None = None,
     ) -> None:
-        """A hand on the wall ``wall_tiles`` (136 tiles in draw order, see `wall.py`); `new_game`
-        takes the wall from the match seed, tests and analysis tools may set one up."""
+        """A hand on the wall ``wall_tiles`` (136 tiles in draw order, 144 with the flowers
+        option, see `wall.py`); `new_game` takes the wall from the match seed, tests and analysis
+        tools may set one up."""
         if not 0 <= hand_index < SEATS:
             raise GameError(f"deal 'hand' must be 0..{SEATS - 1}, got {hand_index}")
         if round_index < 0:
             raise GameError(f"deal 'round' must be >= 0, got {round_index}")
-        if sorted(wall_tiles) != list(WALL_TILES):
-            raise GameError("a wall holds the 136 tiles, four of each of the 34 kinds")
+        if sorted(wall_tiles) != list(wall_tiles_of(rules.flowers)):
+            raise GameError(
+                "a wall holds the 136 tiles, four of each of the 34 kinds"
+                + (", and the eight flowers 1f-8f once each" if rules.flowers else "")
+            )
         self.num_seats = SEATS
         self.rules = rules
         wall = Wall(list(wall_tiles), rules.reserve, rules.per_seat_draws)
@@ -113,10 +127,19 @@ class MahjongGame(Game[MahjongAction]):
                 )
             )
         )
+        dealt_flowers = [
+            sorted(t for t in wall.dealt(s.position(seat)) if t >= FLOWER_BASE)
+            if rules.flowers
+            else []
+            for seat in range(SEATS)
+        ]
         for seat in range(SEATS):
-            self._events.append(
-                GameEvent(Dealt(seat=seat, tiles=counts_text(s.counts[seat])), _ONLY[seat])
-            )
+            tiles = counts_text(s.counts[seat])
+            if dealt_flowers[seat]:
+                tiles += format_tiles(dealt_flowers[seat])
+            self._events.append(GameEvent(Dealt(seat=seat, tiles=tiles), _ONLY[seat]))
+        if any(dealt_flowers) and not self._deal_flowers(dealt_flowers):
+            return
         self._draw(s.dealer, replacement=False)
 
     # -- the Game interface ---------------------------------------------------------------------
@@ -202,24 +225,54 @@ class MahjongGame(Game[MahjongAction]):
         twin._events = list(self._events)
         return twin
 
-    # -- own turn -------------------------------------------------------------------------------
+    # -- flowers (補花) ---------------------------------------------------------------------------
 
-    def _draw(self, seat: int, replacement: bool) -> None:
+    def _deal_flowers(self, held: list[list[int]]) -> bool:
+        """補花 after the deal: rounds in which each seat from the dealer exposes the flowers it
+        holds and then draws as many replacements from the tail; a replacement flower waits for
+        the next round. False when the hand ended (a win of flowers, or no tile left)."""
         s = self.s
-        position = s.position(seat)
-        if not s.wall.can_draw(position):
-            self._exhaustive()
-            return
-        tile, last = s.wall.draw(position, replacement)
-        s.counts[seat][tile] += 1
-        s.draws[seat] += 1
-        s.phase = DISCARD
-        s.turn = seat
-        s.drawn = tile
-        s.after_kong = replacement
-        s.last_tile = last
-        s.claimed_turn = False
-        live = s.wall.live()
+        order = [(s.dealer + step) % SEATS for step in range(SEATS)]
+        while any(held):
+            for seat in order:
+                found, held[seat] = held[seat], []
+                for flower in found:
+                    if self._expose_flower(seat, flower):
+                        return False
+                for _ in found:
+                    position = s.position(seat)
+                    if not s.wall.can_draw(position):
+                        self._exhaustive()
+                        return False
+                    tile, _last = s.wall.draw(position, True)
+                    self._announce_draw(seat, tile, True)
+                    if tile >= FLOWER_BASE:
+                        held[seat].append(tile)
+                    else:
+                        s.counts[seat][tile] += 1
+        return True
+
+    def _expose_flower(self, seat: int, flower: int) -> bool:
+        """Put ``flower`` face up; True when that ended the hand (八仙過海 or 七搶一)."""
+        s = self.s
+        s.flowers[seat].append(flower)
+        s.last = f"seat {seat}: flower {TILE_TEXT[flower]}"
+        self._events.append(GameEvent(FlowerExposed(seat=seat, tile=TILE_TEXT[flower])))
+        held = len(s.flowers[seat])
+        if held == NUM_FLOWERS:
+            self._finish([score_flowers(s, seat, flower, None)])
+            return True
+        if held == 1:
+            # The eighth flower of the table: another seat may hold the other seven.
+            for step in (1, 2, 3):
+                other = (seat + step) % SEATS
+                if len(s.flowers[other]) == NUM_FLOWERS - 1:
+                    self._finish([score_flowers(s, other, flower, seat)])
+                    return True
+        return False
+
+    def _announce_draw(self, seat: int, tile: int, replacement: bool) -> None:
+        live = self.s.wall.live()
         self._events.append(
             GameEvent(
                 Drew(seat=seat, tile=TILE_TEXT[tile], replacement=replacement, wall=live),
@@ -229,6 +282,35 @@ class MahjongGame(Game[MahjongAction]):
         self._events.append(
             GameEvent(OtherDrew(seat=seat, replacement=replacement, wall=live), _OTHERS[seat])
         )
+
+    # -- own turn -------------------------------------------------------------------------------
+
+    def _draw(self, seat: int, replacement: bool, flower: bool = False) -> None:
+        """Draw for ``seat``: from the head, or from the tail after a kong (``replacement``) or a
+        flower (``flower``). A flower is exposed and replaced at once; only a drawn tile that
+        is no flower's replacement counts for the first-turn wins."""
+        s = self.s
+        position = s.position(seat)
+        if not s.wall.can_draw(position):
+            self._exhaustive()
+            return
+        tile, last = s.wall.draw(position, replacement or flower)
+        if not flower:
+            s.draws[seat] += 1
+        if tile >= FLOWER_BASE:
+            self._announce_draw(seat, tile, replacement or flower)
+            if not self._expose_flower(seat, tile):
+                self._draw(seat, replacement, flower=True)
+            return
+        s.counts[seat][tile] += 1
+        s.phase = DISCARD
+        s.turn = seat
+        s.drawn = tile
+        s.after_kong = replacement
+        s.after_flower = flower
+        s.last_tile = last
+        s.claimed_turn = False
+        self._announce_draw(seat, tile, replacement or flower)
         s.legal = {seat: turn_options(s, seat)}
 
     def _own_turn(self, seat: int, action: MahjongAction) -> None:
@@ -467,9 +549,10 @@ def new_game(rules: Mapping[str, Any], seed: MatchSeed, deal: Mapping[str, Any])
         or not all(isinstance(x, int) and not isinstance(x, bool) for x in scores)
     ):
         raise GameError(f"deal 'scores' must be {SEATS} integers, got {scores!r}")
+    table_rules = MahjongRules.from_mapping(rules)
     return MahjongGame(
-        MahjongRules.from_mapping(rules),
-        round_wall(seed, round_index) if round_index >= 0 else [],
+        table_rules,
+        round_wall(seed, round_index, table_rules.flowers) if round_index >= 0 else [],
         round_index,
         hand_index,
         scores,

@@ -4,7 +4,7 @@ A seat sees its own concealed tiles and its own drawn tile; of the others it see
 concealed tiles they hold, their discards and their exposed sets. Another seat's concealed
 kong shows as a kong without its tile (the tiles lie face down, as at a real table) until that
 seat wins and shows its hand. The wall order is never shown, only how many tiles may still be
-drawn.
+drawn. Exposed flowers (the ``flowers`` ruleset option) are public.
 """
 
 from __future__ import annotations
@@ -41,6 +41,9 @@ def observation(state: HandState, seat: int) -> MahjongObservation:
         ],
         discards=[[TILE_TEXT[t] for t in river] for river in state.river],
         concealed_counts=[sum(row) for row in state.counts],
+        flowers=[[TILE_TEXT[t] for t in row] for row in state.flowers]
+        if state.rules.flowers
+        else None,
         wall=state.wall.live(),
         scores=list(state.scores),
         phase=phase,

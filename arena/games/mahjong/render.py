@@ -9,7 +9,12 @@ from typing import Any
 from arena.games.errors import GameError
 from arena.games.mahjong.tiles import format_tiles_zh, parse_tiles
 
-_HOW = {"tsumo": "自摸 tsumo", "ron": "ron on a discard", "rob_kong": "搶槓 robbing a kong"}
+_HOW = {
+    "tsumo": "自摸 tsumo",
+    "ron": "ron on a discard",
+    "rob_kong": "搶槓 robbing a kong",
+    "rob_flower": "七搶一 taking the eighth flower",
+}
 
 
 def _tiles(text: object) -> str:
@@ -53,6 +58,8 @@ def render_event(payload: Mapping[str, Any]) -> str | None:
         return f"seat {seat} {where}, {payload.get('wall')} left"
     if kind == "discard":
         return f"seat {seat} discards {_tiles(payload.get('tile'))}"
+    if kind == "flower":
+        return f"seat {seat} exposes the flower {_tiles(payload.get('tile'))} (補花)"
     if kind == "claim":
         return (
             f"seat {seat} {payload.get('meld')} {_tiles(payload.get('tiles'))} "

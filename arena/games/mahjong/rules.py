@@ -45,12 +45,17 @@ class MahjongRules:
     """The hand is exhaustively drawn when a draw is due and this many tiles remain."""
     min_tai: int = 0
     """Least Tai a win needs (0: any complete hand may win, as in the competition)."""
+    flowers: bool = False
+    """Play with the eight flowers 春夏秋冬梅蘭菊竹 (a wall of 144): exposed at once and
+    replaced from the tail, scored 正花/花槓; 八仙過海 and 七搶一 win. Seed 003 §2.1 plays
+    without (false)."""
     scoring: ScoringRules = field(default_factory=ScoringRules)
     """Options of the Tai scorer (base points, points per Tai, row variants)."""
 
     def __post_init__(self) -> None:
         rulesets.check_bool("open_kong_from_left", self.open_kong_from_left)
         rulesets.check_bool("per_seat_draws", self.per_seat_draws)
+        rulesets.check_bool("flowers", self.flowers)
         if self.multiple_wins not in MULTIPLE_WINS:
             raise RulesetError(
                 f"rule 'multiple_wins' must be one of {', '.join(MULTIPLE_WINS)}, "
@@ -81,15 +86,21 @@ class MahjongRules:
         return cls(**values)
 
     def to_mapping(self) -> dict[str, Any]:
-        """The full ruleset as JSON-able data; `from_mapping` reads it back to an equal value."""
-        return {
+        """The full ruleset as JSON-able data; `from_mapping` reads it back to an equal value.
+
+        ``flowers`` is listed only when on, so the record headers of flower-free rulesets stay
+        byte-identical to those written before the option existed."""
+        mapping: dict[str, Any] = {
             "open_kong_from_left": self.open_kong_from_left,
             "multiple_wins": self.multiple_wins,
             "per_seat_draws": self.per_seat_draws,
             "reserve": self.reserve,
             "min_tai": self.min_tai,
-            "scoring": self.scoring.to_mapping(),
         }
+        if self.flowers:
+            mapping["flowers"] = True
+        mapping["scoring"] = self.scoring.to_mapping()
+        return mapping
 
 
 def ruleset_path(name: str | Path) -> Path:

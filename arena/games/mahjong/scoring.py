@@ -5,6 +5,10 @@ tile may have completed, because Taiwan practice lets the winner claim the readi
 a discard that fits either a pung or a chow leaves the pung concealed for 暗刻, and 111222333m
 counts as three pungs or three chows, whichever scores higher. Rows that another row already
 contains are dropped afterwards (see `ABSORBS`); docs/RULES.md gives the reasons row by row.
+
+Under the ``flowers`` ruleset option the winner's exposed flowers add 正花 and 花槓, which read
+no tiles of the hand and so are the same for every decomposition; `score_flower_win` scores the
+two wins made of flowers alone (八仙過海, 七搶一), which read no hand at all.
 """
 
 from __future__ import annotations
@@ -19,6 +23,10 @@ from arena.games.mahjong.scoring_rules import ScoringRules
 from arena.games.mahjong.tiles import (
     DRAGONS,
     EAST,
+    FLOWER_BASE,
+    NUM_FLOWERS,
+    PLANTS,
+    SEASONS,
     WINDS,
     MahjongError,
     Meld,
@@ -39,6 +47,8 @@ __all__ = [
     "ScoreResult",
     "ScoringRules",
     "WinContext",
+    "flower_rows",
+    "score_flower_win",
     "score_hand",
     "settle",
 ]
@@ -105,6 +115,8 @@ class WinContext:
     """Won on a discard during the first go-around (人胡)."""
     dealer_streak: int = 0
     """Times the current dealer has repeated (連莊); always 0 in the competition."""
+    flowers: tuple[int, ...] = ()
+    """The winner's exposed flowers (tiles 34..41, 1f-8f); empty without the flowers option."""
 
     def __post_init__(self) -> None:
         if self.seat_wind not in WINDS:
@@ -129,6 +141,10 @@ class WinContext:
             raise MahjongError("人胡 (human) is a win on a discard")
         if (self.heavenly or self.earthly or self.human) and (self.after_kong or self.robbing_kong):
             raise MahjongError("a first-turn win cannot follow a kong")
+        if len(set(self.flowers)) != len(self.flowers) or not all(
+            FLOWER_BASE <= f < FLOWER_BASE + NUM_FLOWERS for f in self.flowers
+        ):
+            raise MahjongError(f"flowers must be distinct flower tiles 34..41, got {self.flowers}")
 
 
 @dataclass(frozen=True)
@@ -141,10 +157,12 @@ class ScoreResult:
     points: int
     """`base_points + points_per_tai * tai`: what each payer owes, except that a dealer paying a
     non-dealer adds `dealer_tai` Tai (see `settle`)."""
-    decomposition: Decomposition
-    """The chosen reading of the concealed tiles plus the winning tile (melds are not in it)."""
+    decomposition: Decomposition | None
+    """The chosen reading of the concealed tiles plus the winning tile (melds are not in it);
+    None for a win of flowers alone (八仙過海, 七搶一), which reads no hand."""
     win_set: tuple[str, int]
-    """Where the winning tile went: ("pair", tile), ("pung", tile) or ("chow", first tile)."""
+    """Where the winning tile went: ("pair", tile), ("pung", tile) or ("chow", first tile);
+    ("flower", flower tile) for a win of flowers alone."""
     dealer_tai: int
     """Tai the dealer adds to every payment they make or receive: 1, plus 2 per 連莊."""
     context: WinContext
@@ -336,6 +354,78 @@ def _preference(rows: dict[str, int]) -> tuple[int, list[tuple[int, int]]]:
     return sum(rows.values()), sorted(((t, R.ROW_ORDER[n]) for n, t in rows.items()), reverse=True)
 
 
+def flower_rows(flowers: Sequence[int], seat_wind: int) -> dict[str, int]:
+    """正花 and 花槓 of a winner's exposed flowers (no rows for none).
+
+    正花: 1 per flower of the seat (East 春 1f / 梅 5f, South 夏 2f / 蘭 6f, West 秋 3f / 菊 7f,
+    North 冬 4f / 竹 8f). 花槓: 2 per complete set (the four seasons, or the four plants), in
+    place of the 正花 of that set: the set's own flower is part of what 花槓 pays for.
+    """
+    held = set(flowers)
+    seat = seat_wind - EAST
+    seat_flowers = 0
+    kongs = 0
+    for group in (SEASONS, PLANTS):
+        if held.issuperset(group):
+            kongs += 1
+        elif group[seat] in held:
+            seat_flowers += 1
+    rows: dict[str, int] = {}
+    if seat_flowers:
+        rows[R.SEAT_FLOWER] = R.BASE_TAI[R.SEAT_FLOWER] * seat_flowers
+    if kongs:
+        rows[R.FLOWER_KONG] = R.BASE_TAI[R.FLOWER_KONG] * kongs
+    return rows
+
+
+def _dealer_tai(ctx: WinContext) -> int:
+    return R.BASE_TAI[R.DEALER] + R.BASE_TAI[R.DEALER_REPEAT] * ctx.dealer_streak
+
+
+def score_flower_win(
+    win_tile: int, ctx: WinContext, rules: ScoringRules = ScoringRules()
+) -> ScoreResult:
+    """Score a win of flowers alone: 八仙過海 (all eight, self-drawn) or 七搶一 (seven held, the
+    eighth exposed by another seat, ``ctx.self_drawn`` false). 8 Tai plus the dealer's 莊家 (and
+    連莊) rows; the hand is not read, and 正花/花槓 are inside the 8.
+
+    Raises `MahjongError` when ``ctx.flowers`` and the win do not match one of the two.
+    """
+    if not FLOWER_BASE <= win_tile < FLOWER_BASE + NUM_FLOWERS:
+        raise MahjongError(f"a win of flowers is won on a flower, got tile {win_tile}")
+    held = len(ctx.flowers)
+    if ctx.self_drawn and held == NUM_FLOWERS and win_tile in ctx.flowers:
+        name = R.EIGHT_FLOWERS
+    elif not ctx.self_drawn and held == NUM_FLOWERS - 1 and win_tile not in ctx.flowers:
+        name = R.SEVEN_ROB_ONE
+    else:
+        raise MahjongError(
+            f"a win of flowers needs all eight self-drawn or seven and another's eighth; got "
+            f"{held} flowers, {'self-drawn' if ctx.self_drawn else 'another'}'s "
+            f"{format_tiles([win_tile])}"
+        )
+    if ctx.robbing_kong or ctx.after_kong or ctx.heavenly or ctx.earthly or ctx.human:
+        raise MahjongError("a win of flowers takes no kong, robbing or first-turn row")
+    if ctx.dealer_streak and not rules.dealer_repeat:
+        raise MahjongError("a dealer streak needs a ruleset with dealer_repeat on")
+    rows: dict[str, int] = {}
+    if ctx.dealer:
+        rows[R.DEALER] = R.BASE_TAI[R.DEALER]
+        if ctx.dealer_streak:
+            rows[R.DEALER_REPEAT] = R.BASE_TAI[R.DEALER_REPEAT] * ctx.dealer_streak
+    rows[name] = R.BASE_TAI[name]
+    tai = sum(rows.values())
+    return ScoreResult(
+        tai=tai,
+        breakdown=tuple(sorted(rows.items(), key=lambda item: R.ROW_ORDER[item[0]])),
+        points=rules.base_points + rules.points_per_tai * tai,
+        decomposition=None,
+        win_set=("flower", win_tile),
+        dealer_tai=_dealer_tai(ctx),
+        context=ctx,
+    )
+
+
 def score_hand(
     concealed: Sequence[int],
     melds: Sequence[Meld],
@@ -366,6 +456,8 @@ def score_hand(
         raise MahjongError("the ruleset scores 圈風刻, so the context needs a round wind")
     if ctx.dealer_streak and not rules.dealer_repeat:
         raise MahjongError("a dealer streak needs a ruleset with dealer_repeat on")
+    if len(ctx.flowers) == NUM_FLOWERS:
+        raise MahjongError("all eight flowers are 八仙過海, a win of its own (score_flower_win)")
 
     hand_counts = to_counts([*concealed, win_tile])
     decompositions = winning_decompositions(hand_counts)
@@ -381,6 +473,7 @@ def score_hand(
     if rules.single_wait == R.SINGLE_WAIT_KINDS:
         single_by_kinds = len(waits(to_counts(concealed), to_counts(meld_tiles))) == 1
 
+    flowers = flower_rows(ctx.flowers, ctx.seat_wind) if ctx.flowers else None
     best: _Choice | None = None
     for d in decompositions:
         for slot in _win_sets(d, win_tile):
@@ -394,6 +487,8 @@ def score_hand(
             else:
                 single = _is_single_wait_shape(slot, win_tile)
             rows = _rows(sets + meld_sets, d.pair, ctx, rules, concealed_hand, single)
+            if flowers:
+                rows.update(flowers)
             choice = _Choice(_preference(rows), rows, d, slot)
             if best is None or choice.key > best.key:
                 best = choice
@@ -407,7 +502,7 @@ def score_hand(
         points=rules.base_points + rules.points_per_tai * tai,
         decomposition=best.decomposition,
         win_set=best.win_set,
-        dealer_tai=R.BASE_TAI[R.DEALER] + R.BASE_TAI[R.DEALER_REPEAT] * ctx.dealer_streak,
+        dealer_tai=_dealer_tai(ctx),
         context=ctx,
     )
 

@@ -103,12 +103,22 @@ SCORED_ROWS: Final[tuple[str, ...]] = tuple(
 ROUND_WIND: Final = "圈風刻"
 LAST_DISCARD: Final = "河底撈魚"
 DEALER_REPEAT: Final = "連莊"
+SEAT_FLOWER: Final = "正花"
+FLOWER_KONG: Final = "花槓"
+EIGHT_FLOWERS: Final = "八仙過海"
+SEVEN_ROB_ONE: Final = "七搶一"
 OPTIONAL_ROWS: Final[tuple[tuple[str, int], ...]] = (
     (ROUND_WIND, 1),
     (LAST_DISCARD, 1),
     (DEALER_REPEAT, 2),
+    (SEAT_FLOWER, 1),
+    (FLOWER_KONG, 2),
+    (EIGHT_FLOWERS, 8),
+    (SEVEN_ROB_ONE, 8),
 )
-"""Rows outside table 2-1 that a ruleset may switch on; 連莊 is 2 Tai per repeat."""
+"""Rows outside table 2-1 that a ruleset may switch on; 連莊 is 2 Tai per repeat. The flower rows
+score only under the ``flowers`` ruleset option: 正花 1 per flower of the winner's seat, 花槓 2 per
+complete set of seasons or plants, 八仙過海 and 七搶一 8 each (docs/RULES.md, "Flowers")."""
 
 BASE_TAI: Final[dict[str, int]] = dict(TABLE_2_1 + OPTIONAL_ROWS)
 ROW_ORDER: Final[dict[str, int]] = {

@@ -12,7 +12,7 @@ from typing import Any, Final, Literal
 from arena.games.mahjong.actions import MahjongAction
 from arena.games.mahjong.analysis import is_winning
 from arena.games.mahjong.rules import SEATS, MahjongRules
-from arena.games.mahjong.tiles import WINDS, Meld, format_tiles
+from arena.games.mahjong.tiles import ALL_KINDS, FLOWER_BASE, WINDS, Meld, format_tiles
 from arena.games.mahjong.wall import Wall
 from protocol.games.mahjong import MeldView
 
@@ -24,7 +24,8 @@ CLAIM: Final = "claim"
 ROB: Final = "rob_kong"
 OVER: Final = "over"
 
-TILE_TEXT: Final = tuple(format_tiles((t,)) for t in range(34))
+TILE_TEXT: Final = tuple(format_tiles((t,)) for t in range(ALL_KINDS))
+"""Text of each tile index, the flowers 1f-8f (34..41) included."""
 WIND_LETTERS: Final[tuple[WindLetter, ...]] = ("E", "S", "W", "N")
 _SUIT_LETTERS: Final = "mpsz"
 _RANK_TEXT: Final = "123456789"
@@ -67,6 +68,7 @@ class HandState:
     """Everything about one hand in progress; the engine owns the transitions."""
 
     __slots__ = (
+        "after_flower",
         "after_kong",
         "answers",
         "claim_from",
@@ -78,6 +80,7 @@ class HandState:
         "drawn",
         "draws",
         "due",
+        "flowers",
         "hand_index",
         "last",
         "last_tile",
@@ -114,13 +117,17 @@ class HandState:
         for seat in range(SEATS):
             row = self.counts[seat]
             for t in wall.dealt(self.position(seat)):
-                row[t] += 1
+                if t < FLOWER_BASE:
+                    row[t] += 1
+        self.flowers: list[list[int]] = [[] for _ in range(SEATS)]
+        """Each seat's exposed flowers in the order exposed (the engine moves dealt ones here)."""
         self.melds: list[list[Exposed]] = [[] for _ in range(SEATS)]
         self.river: list[list[int]] = [[] for _ in range(SEATS)]
         self.phase: Phase = DISCARD
         self.turn = dealer
         self.drawn = -1
         self.after_kong = False
+        self.after_flower = False
         self.last_tile = False
         self.claimed_turn = False
         self.claim_tile = -1
@@ -150,6 +157,8 @@ class HandState:
         twin.turn = self.turn
         twin.drawn = self.drawn
         twin.after_kong = self.after_kong
+        twin.after_flower = self.after_flower
+        twin.flowers = [list(row) for row in self.flowers]
         twin.last_tile = self.last_tile
         twin.claimed_turn = self.claimed_turn
         twin.claim_tile = self.claim_tile
@@ -198,8 +207,12 @@ class HandState:
         return sum(self.counts[seat])
 
     def tiles_accounted(self) -> list[int]:
-        """Where every tile is: hands, sets, rivers and the undrawn wall (136 in all)."""
-        total = [0] * 34
+        """Where every tile is: hands, sets, rivers, exposed flowers and the undrawn wall (136
+        in all; 42 counts, the flowers' 1 each, with the flowers option)."""
+        total = [0] * (ALL_KINDS if self.rules.flowers else 34)
+        for row in self.flowers:
+            for t in row:
+                total[t] += 1
         for seat in range(SEATS):
             for t, n in enumerate(self.counts[seat]):
                 total[t] += n

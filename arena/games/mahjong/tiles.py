@@ -5,6 +5,11 @@ A tile is an index 0..33: 0-8 are 1m-9m (萬), 9-17 are 1p-9p (筒), 18-26 are 1
 red (紅中). Indices rather than objects keep hands as plain count vectors, which is what the
 analysis tables and numpy batches need.
 
+The eight flowers of the ``flowers`` ruleset option are 34-41, written ``1f``-``8f``: the seasons
+春 夏 秋 冬 (1f-4f) and the plants 梅 蘭 菊 竹 (5f-8f), one copy each. They are never part of a
+hand (a seat exposes them at once), so hand counts stay 34 long: `parse_tiles`,
+`format_tiles` and the Chinese names know them; `to_counts`, `from_counts` and `Meld` refuse them.
+
 The notation is the usual compact one: digits followed by their suit letter, ``123m456p789s1z``.
 Parse errors name the offending character and its 0-based position so that a bot author can
 find the mistake in a long message.
@@ -24,8 +29,17 @@ NUM_KINDS = 34
 COPIES = 4
 """Copies of each tile kind in the 136-tile set."""
 
-SUIT_LETTERS = "mpsz"
-MAN, PIN, SOU, HONOUR = 0, 1, 2, 3
+SUIT_LETTERS = "mpszf"
+MAN, PIN, SOU, HONOUR, FLOWER = 0, 1, 2, 3, 4
+
+FLOWER_BASE = NUM_KINDS
+"""Index of 1f (春); the eight flowers are FLOWER_BASE .. FLOWER_BASE + 7."""
+NUM_FLOWERS = 8
+ALL_KINDS = NUM_KINDS + NUM_FLOWERS
+"""Tile indices with the flowers: 0..41."""
+SEASONS: tuple[int, ...] = tuple(range(FLOWER_BASE, FLOWER_BASE + 4))
+PLANTS: tuple[int, ...] = tuple(range(FLOWER_BASE + 4, FLOWER_BASE + 8))
+FLOWERS: tuple[int, ...] = SEASONS + PLANTS
 
 EAST, SOUTH, WEST, NORTH, WHITE, GREEN, RED = range(27, 34)
 WINDS: tuple[int, ...] = (EAST, SOUTH, WEST, NORTH)
@@ -38,6 +52,7 @@ _WIND_LETTERS = "ESWN"
 _DIGITS_ZH = "一二三四五六七八九"
 _SUITS_ZH = "萬筒條"
 _HONOURS_ZH = ("東", "南", "西", "北", "白板", "青發", "紅中")
+_FLOWERS_ZH = ("春", "夏", "秋", "冬", "梅", "蘭", "菊", "竹")
 
 
 class MahjongError(GameError):
@@ -65,20 +80,33 @@ class MeldError(MahjongError):
 
 def _check_tile(t: int) -> None:
     if not 0 <= t < NUM_KINDS:
+        if FLOWER_BASE <= t < ALL_KINDS:
+            raise MahjongError(f"flower {t - FLOWER_BASE + 1}f is never part of a hand or a set")
         raise MahjongError(f"tile index {t} is outside 0..{NUM_KINDS - 1}")
 
 
+def _check_any(t: int) -> None:
+    if not 0 <= t < ALL_KINDS:
+        raise MahjongError(f"tile index {t} is outside 0..{ALL_KINDS - 1}")
+
+
+def is_flower(t: Tile) -> bool:
+    """One of the eight flowers 1f-8f (春夏秋冬梅蘭菊竹)."""
+    return t >= FLOWER_BASE
+
+
 def suit_of(t: Tile) -> int:
-    """0 for 萬 (m), 1 for 筒 (p), 2 for 條 (s), 3 for honours (z)."""
-    return t // 9
+    """0 for 萬 (m), 1 for 筒 (p), 2 for 條 (s), 3 for honours (z), 4 for flowers (f)."""
+    return t // 9 if t < FLOWER_BASE else FLOWER
 
 
 def rank_of(t: Tile) -> int:
-    """1..9 for suited tiles, 1..7 for honours (E S W N white green red)."""
-    return t % 9 + 1
+    """1..9 for suited tiles, 1..7 for honours (E S W N white green red), 1..8 for flowers."""
+    return t % 9 + 1 if t < FLOWER_BASE else t - FLOWER_BASE + 1
 
 
 def is_honour(t: Tile) -> bool:
+    """An honour 1z-7z (for the hand tiles 0..33; flowers are never in a hand)."""
     return t >= EAST
 
 
@@ -101,12 +129,13 @@ def tile_from(suit: int, rank: int) -> Tile:
 def parse_tiles(text: str) -> list[Tile]:
     """Read compact notation such as ``123m 456p 789s 1234567z``, keeping the input order.
 
-    Spaces may separate groups but not split one. More than four copies of a tile raise
-    `TileCountError`; every other mistake raises `NotationError`.
+    Spaces may separate groups but not split one. Flowers are ``1f``-``8f``. More than four
+    copies of a tile (or two of a flower) raise `TileCountError`; every other mistake raises
+    `NotationError`.
     """
     tiles: list[Tile] = []
     pending: list[tuple[int, int]] = []
-    counts = [0] * NUM_KINDS
+    counts = [0] * ALL_KINDS
     for pos, ch in enumerate(text):
         if ch.isdigit() and ch.isascii():
             if ch == "0":
@@ -119,6 +148,17 @@ def parse_tiles(text: str) -> list[Tile]:
             for digit_pos, rank in pending:
                 if suit == HONOUR and rank > 7:
                     raise NotationError(text, digit_pos, "honours are 1z to 7z")
+                if suit == FLOWER:
+                    if rank > NUM_FLOWERS:
+                        raise NotationError(text, digit_pos, "flowers are 1f to 8f")
+                    t = FLOWER_BASE + rank - 1
+                    counts[t] += 1
+                    if counts[t] > 1:
+                        raise TileCountError(
+                            f"second copy of {rank}f at position {digit_pos} in {text!r}"
+                        )
+                    tiles.append(t)
+                    continue
                 t = suit * 9 + rank - 1
                 counts[t] += 1
                 if counts[t] > COPIES:
@@ -131,7 +171,9 @@ def parse_tiles(text: str) -> list[Tile]:
             if pending:
                 raise NotationError(text, pos, "space inside a group; digits need their suit")
         else:
-            raise NotationError(text, pos, "expected a digit 1-9, a suit letter m p s z or a space")
+            raise NotationError(
+                text, pos, "expected a digit 1-9, a suit letter m p s z f or a space"
+            )
     if pending:
         raise NotationError(text, pending[0][0], "digits without a suit letter after them")
     return tiles
@@ -167,10 +209,10 @@ def wind_letter(t: Tile) -> str:
 
 
 def format_tiles(tiles: Iterable[Tile]) -> str:
-    """Sorted compact notation; `parse_tiles` reads it back to the same multiset."""
-    groups: list[list[str]] = [[], [], [], []]
+    """Sorted compact notation (flowers last); `parse_tiles` reads it back to the same multiset."""
+    groups: list[list[str]] = [[], [], [], [], []]
     for t in sorted(tiles):
-        _check_tile(t)
+        _check_any(t)
         groups[suit_of(t)].append(str(rank_of(t)))
     return "".join(
         "".join(digits) + SUIT_LETTERS[suit] for suit, digits in enumerate(groups) if digits
@@ -201,8 +243,10 @@ def from_counts(counts: Sequence[int]) -> list[Tile]:
 
 
 def tile_name_zh(t: Tile) -> str:
-    """Chinese name: 一萬 … 九萬, 一筒 …, 一條 …, 東 南 西 北 白板 青發 紅中."""
-    _check_tile(t)
+    """Chinese name: 一萬 … 九萬, 一筒 …, 一條 …, 東 南 西 北 白板 青發 紅中, 春 … 竹."""
+    _check_any(t)
+    if t >= FLOWER_BASE:
+        return _FLOWERS_ZH[t - FLOWER_BASE]
     if is_honour(t):
         return _HONOURS_ZH[t - EAST]
     return _DIGITS_ZH[t % 9] + _SUITS_ZH[suit_of(t)]

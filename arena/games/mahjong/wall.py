@@ -2,11 +2,13 @@
 
 The wall of round ``r`` is ``shuffled_wall(seed.stream("mahjong", "round", r, "wall"), tiles)``
 (index 0 drawn first): it depends on the match seed and the round only, never on play, so the
-four hands of a round replay one wall. Positions count from the dealer (0 = dealer, 1 = the next
-seat in turn order, …): position ``k`` is dealt ``wall[16k : 16k + 16]``.
+four hands of a round replay one wall. ``tiles`` are the 136 tiles sorted by index, or with the
+``flowers`` option the 144 tiles: the same 136 followed by the eight flowers 1f-8f. Positions
+count from the dealer (0 = dealer, 1 = the next seat in turn order, …): position ``k`` is dealt
+``wall[16k : 16k + 16]``.
 
 Shared mode (the default): every seat draws from the head (``wall[64]`` first) and takes kong
-replacements from the tail; the hand is exhaustively drawn when a draw is due and only
+(and flower) replacements from the tail; the hand is exhaustively drawn when a draw is due and only
 ``reserve`` tiles are left.
 
 Per-seat mode (``per_seat_draws``): the tiles after the deal, minus the ``reserve`` at the tail,
@@ -21,14 +23,21 @@ from __future__ import annotations
 
 from arena.dealing import MatchSeed, shuffled_wall
 from arena.games.mahjong.rules import DEALT, HAND_SIZE, SEATS
-from arena.games.mahjong.tiles import COPIES, NUM_KINDS
+from arena.games.mahjong.tiles import COPIES, FLOWERS, NUM_KINDS
 
 WALL_TILES: tuple[int, ...] = tuple(t for t in range(NUM_KINDS) for _ in range(COPIES))
+FLOWER_WALL_TILES: tuple[int, ...] = WALL_TILES + FLOWERS
+"""The 144 tiles of the ``flowers`` option: the 136, then 1f-8f once each."""
 
 
-def round_wall(seed: MatchSeed, round_index: int) -> list[int]:
-    """The 136 tiles of round ``round_index`` in draw order."""
-    return shuffled_wall(seed.stream("mahjong", "round", round_index, "wall"), WALL_TILES)
+def wall_tiles(flowers: bool) -> tuple[int, ...]:
+    """The sorted tile set a wall is shuffled from."""
+    return FLOWER_WALL_TILES if flowers else WALL_TILES
+
+
+def round_wall(seed: MatchSeed, round_index: int, flowers: bool = False) -> list[int]:
+    """The 136 (or with ``flowers`` 144) tiles of round ``round_index`` in draw order."""
+    return shuffled_wall(seed.stream("mahjong", "round", round_index, "wall"), wall_tiles(flowers))
 
 
 class Wall:
