@@ -31,6 +31,8 @@ CASES = {
     "r1_added_kong_ron": ("competition", 1, 1, ["greedy"] * 4),
     "r16_open_kong_mixed": ("competition", 16, 0, ["greedy", "random", "greedy", "random"]),
     "r5_per_seat_draws": ("duplicate", 5, 3, ["greedy"] * 4),
+    # seat 2 (West) draws 7f 菊, its own flower, and self-draws on the replacement
+    "r15_flower_replacement_tsumo": ("flowers", 15, 0, ["greedy"] * 4),
 }
 
 
@@ -83,3 +85,12 @@ def test_golden_cases_show_what_they_are_named_for() -> None:
     assert ("win", "tsumo") in kinds["r16_concealed_kong_tsumo"]
     assert ("kong", "akong") in kinds["r1_added_kong_ron"]
     assert ("claim", "kong") in kinds["r16_open_kong_mixed"]
+    flower_case = [
+        json.loads(t)["payload"]
+        for t in (GOLDEN / "r15_flower_replacement_tsumo.jsonl").read_text().splitlines()
+        if json.loads(t)["type"] == "event"
+    ]
+    assert {"game": "mahjong", "kind": "flower", "seat": 2, "tile": "7f"} in flower_case
+    (win,) = [p for p in flower_case if p["kind"] == "win"]
+    assert win["how"] == "tsumo"
+    assert {"正花", "槓上開花"} <= {row["name"] for row in win["breakdown"]}
