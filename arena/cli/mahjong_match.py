@@ -9,6 +9,8 @@ from functools import partial
 from pathlib import Path
 
 import typer
+from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -58,10 +60,16 @@ def _record_path(directory: Path, seed: str) -> Path:
 
 
 def _show(result: MatchResult, title: str) -> None:
-    table = Table(title=title)
+    # No vertical rules: the nine columns then fit an 80-column terminal without truncation.
+    table = Table(title=title, box=box.SIMPLE_HEAD, collapse_padding=True)
     columns = ("bot", "hands", "points", "他家放槍", "自摸", "胡牌率", "放槍", "Tai/win", "pen.")
     for column in columns:
-        table.add_column(column, justify="left" if column == "bot" else "right")
+        table.add_column(
+            column,
+            justify="left" if column == "bot" else "right",
+            no_wrap=True,
+            min_width=cell_len(column),
+        )
     for p in result.programs:
         table.add_row(
             p.bot if p.copies == 1 else f"{p.bot} ×{p.copies}",
