@@ -39,7 +39,6 @@ from arena.games.liars_dice import (
     Bid,
     LiarsDiceAction,
     Reroll,
-    face_counts,
     matching,
 )
 from bots.liars_dice.strategy import Strategy
@@ -145,8 +144,7 @@ class Personality(Strategy):
             faces = [face for face in FACE_RANGE if believed[face] == top]
         else:
             # A face it holds none of (its own dice: cup and revealed); any face if it has all.
-            own = face_counts(view.dice)
-            faces = [face for face in FACE_RANGE if own[face] == 0] or list(FACE_RANGE)
+            faces = [f for f in FACE_RANGE if view.own_counts[f] == 0] or list(FACE_RANGE)
         face = self.rng.choice(faces)
         count = minimal_raise(last, face, view.min_open)
         ceiling = min(self.cap, view.total_dice)

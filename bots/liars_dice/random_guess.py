@@ -183,7 +183,6 @@ class RandomGuess(Strategy):
         # (count, face) pairs and their weights; a Bid is built only for the one picked.
         pairs: list[tuple[int, int]] = []
         weights: list[int] = []
-        total = 0
         for face in FACE_RANGE:
             mine = view.mine_counts[face]
             high = min(int(mine + matches(opponent, face, wild)), view.total_dice)
@@ -196,15 +195,9 @@ class RandomGuess(Strategy):
                 weight = all_hands if need <= 0 else tails[need]
                 pairs.append((count, face))
                 weights.append(weight)
-                total += weight
         if not pairs:
             return None
-        pick = self.rng.randbelow(total)
-        index = 0
-        while pick >= weights[index]:
-            pick -= weights[index]
-            index += 1
-        bid = Bid(*pairs[index])
+        bid = Bid(*pairs[weighted_index(self.rng, weights)])
         return bid if self.would_challenge(view, bid, opponent) else None
 
     def sample_hand(self, view: TableView) -> list[float]:

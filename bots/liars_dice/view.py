@@ -48,6 +48,8 @@ class TableView:
     """We have re-rolled this turn: only a bid is legal."""
     mine_counts: tuple[int, ...] = field(init=False)
     """Known dice counting towards each face (wild ones included while wild), index 0 unused."""
+    own_counts: tuple[int, ...] = field(init=False)
+    """Own dice by face (cup and revealed), index 0 unused."""
     total_dice: int = field(init=False)
     hidden_dice: int = field(init=False)
     """Dice we cannot see: those under the other cups (the seed's two-player 'opponent hand',
@@ -57,6 +59,7 @@ class TableView:
         # Derived once: the strategies read these thousands of times per game.
         counts = tuple(matching(self.counts, face, self.ones_wild) for face in range(FACES + 1))
         object.__setattr__(self, "mine_counts", counts)
+        object.__setattr__(self, "own_counts", tuple(face_counts(self.dice)))
         object.__setattr__(self, "total_dice", sum(self.dice_counts))
         object.__setattr__(self, "hidden_dice", self.total_dice - sum(self.counts[1:]))
 
@@ -101,7 +104,7 @@ class TableView:
 
     def shown_by_others(self, face: int, wild: bool) -> int:
         """Dice the other seats revealed (re-roll rule) that count towards ``face``."""
-        return matching(self.counts, face, wild) - matching(face_counts(self.dice), face, wild)
+        return matching(self.counts, face, wild) - matching(self.own_counts, face, wild)
 
     def can_reroll(self) -> bool:
         """Whether a re-roll is legal now: the rule is on, we have not re-rolled this turn,
