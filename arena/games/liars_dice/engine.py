@@ -114,9 +114,9 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
         if self.over or seat != self.current:
             return []
         last = self.last_bid
-        raises = list(raises_after(last, self.min_open, self.total_dice))
+        raises: list[LiarsDiceAction] = list(raises_after(last, self.min_open, self.total_dice))
         if self.rerolled:
-            return list(raises)
+            return raises
         head: list[LiarsDiceAction] = [] if last is None else [CHALLENGE]
         return head + raises + list(self._legal_rerolls(seat))
 
@@ -291,7 +291,7 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
             )
         if self.rerolled:
             return f"seat {seat} has already re-rolled this turn: after a re-roll it must bid"
-        if not raises_after(self.last_bid, self.min_open, self.total_dice):
+        if not self._raise_left():
             return f"no bid is left above {self.last_bid}, and a re-roll must be followed by a bid"
         cup = Counter(self.hands[seat])
         for face, wanted in sorted(Counter(action.reveal).items()):
@@ -309,11 +309,16 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
             )
         return None
 
+    def _raise_left(self) -> bool:
+        """Whether some bid may still follow the standing one (a re-roll must lead to a bid)."""
+        last = self.last_bid
+        if last is None:
+            return self.min_open <= self.total_dice
+        return last < Bid(self.total_dice, FACES)
+
     def _legal_rerolls(self, seat: int) -> list[Reroll]:
         """Every legal re-roll: each choice of dice to show (fewer than all), fewest first."""
-        if not self.rules.reroll or self.rerolled:
-            return []
-        if not raises_after(self.last_bid, self.min_open, self.total_dice):
+        if not self.rules.reroll or self.rerolled or not self._raise_left():
             return []
         cup = Counter(self.hands[seat])
         faces = sorted(cup)
