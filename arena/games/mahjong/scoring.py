@@ -247,10 +247,7 @@ def _rows(
     def row(name: str, times: int = 1) -> None:
         found.append((name, R.BASE_TAI[name] * times))
 
-    if ctx.dealer:
-        row(R.DEALER)
-        if ctx.dealer_streak:
-            row(R.DEALER_REPEAT, ctx.dealer_streak)
+    found.extend(_dealer_rows(ctx).items())
     if concealed_hand and ctx.self_drawn and rules.combine_concealed_self_drawn:
         row(R.CONCEALED_SELF_DRAWN)
     else:
@@ -378,6 +375,16 @@ def flower_rows(flowers: Sequence[int], seat_wind: int) -> dict[str, int]:
     return rows
 
 
+def _dealer_rows(ctx: WinContext) -> dict[str, int]:
+    """莊家 (and 連莊) for a dealer's win; nothing for anyone else's."""
+    if not ctx.dealer:
+        return {}
+    rows = {R.DEALER: R.BASE_TAI[R.DEALER]}
+    if ctx.dealer_streak:
+        rows[R.DEALER_REPEAT] = R.BASE_TAI[R.DEALER_REPEAT] * ctx.dealer_streak
+    return rows
+
+
 def _dealer_tai(ctx: WinContext) -> int:
     return R.BASE_TAI[R.DEALER] + R.BASE_TAI[R.DEALER_REPEAT] * ctx.dealer_streak
 
@@ -408,11 +415,7 @@ def score_flower_win(
         raise MahjongError("a win of flowers takes no kong, robbing or first-turn row")
     if ctx.dealer_streak and not rules.dealer_repeat:
         raise MahjongError("a dealer streak needs a ruleset with dealer_repeat on")
-    rows: dict[str, int] = {}
-    if ctx.dealer:
-        rows[R.DEALER] = R.BASE_TAI[R.DEALER]
-        if ctx.dealer_streak:
-            rows[R.DEALER_REPEAT] = R.BASE_TAI[R.DEALER_REPEAT] * ctx.dealer_streak
+    rows = _dealer_rows(ctx)
     rows[name] = R.BASE_TAI[name]
     tai = sum(rows.values())
     return ScoreResult(
