@@ -9,15 +9,24 @@ from typing import Any
 
 import structlog
 
+_settings: tuple[str, Path | None] = ("warning", None)
+
+
+def logging_settings() -> tuple[str, Path | None]:
+    """The last `configure_logging` arguments, for worker processes to repeat."""
+    return _settings
+
 
 def configure_logging(level: str = "warning", json_file: Path | None = None) -> None:
     """Console output is for people (stderr, key=value); ``json_file`` gets one JSON per line.
 
     Context bound with ``structlog.contextvars`` (match, game, seat) appears in both.
     """
+    global _settings
     numeric = logging.getLevelNamesMapping().get(level.upper())
     if numeric is None:
         raise ValueError(f"unknown log level {level!r}")
+    _settings = (level, json_file)
     shared: list[Any] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,

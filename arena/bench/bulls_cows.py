@@ -216,6 +216,8 @@ class SeriesReport:
     penalties: list[int]
     diffs: list[float]
     seconds: float
+    scores: list[tuple[float, float]] = field(default_factory=list, repr=False)
+    """Game by game, the scores of A and B (what a league stores)."""
 
     @property
     def mean_diff(self) -> float:
@@ -311,6 +313,7 @@ async def play_series(
             report.reasons[result.reason] += 1
             score_a, score_b = result.scores[a_seat], result.scores[1 - a_seat]
             report.diffs.append(score_a - score_b)
+            report.scores.append((score_a, score_b))
             if score_a > score_b:
                 report.wins[0] += 1
             elif score_b > score_a:

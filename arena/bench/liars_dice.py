@@ -25,6 +25,7 @@ from typing import Any, Literal
 from arena.dealing import MatchSeed
 from arena.games.base import GameResult
 from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
+from arena.records import Recorder
 from arena.transports.base import Seat
 from bots.liars_dice import PERSONALITIES, LiarsDiceBot
 from bots.registry import make_bot
@@ -108,8 +109,10 @@ async def play_seats(
     rules: LiarsDiceRules | None = None,
     match_id: str = "m",
     deadline_ms: int = 5000,
+    recorder: Recorder | None = None,
 ) -> tuple[GameResult, int]:
-    """One game through the referee between any seats (in-process or on a server)."""
+    """One game through the referee between any seats (in-process or on a server), written to
+    ``recorder`` when one is given."""
     from arena.referee import play_game
 
     rules = rules or LiarsDiceRules(players=len(seats))
@@ -123,6 +126,7 @@ async def play_seats(
         match_id=match_id,
         game_id=f"g{game_index}",
         deadline_ms=deadline_ms,
+        recorder=recorder,
     )
     return played.result, played.decisions
 
@@ -287,6 +291,8 @@ class MatchReport:
     wins_a: int
     decisions: int
     seconds: float
+    a_won: list[bool] = field(default_factory=list, repr=False)
+    """Game by game, whether A won (what a league stores)."""
 
     def to_json(self) -> dict[str, Any]:
         rate = self.wins_a / self.games if self.games else 0.0
@@ -313,10 +319,12 @@ async def run_match(
     rules: LiarsDiceRules | None = None,
     progress: Progress | None = None,
     seats: tuple[Seat, Seat] | None = None,
+    recorder: Recorder | None = None,
+    deadline_ms: int = 5000,
 ) -> MatchReport:
     """``games`` games through the referee, in-process seats (or the given ``seats`` of A and
     B, e.g. bots on a server, named ``a`` and ``b``), the first player alternating. Seat order
-    alternates too, so neither bot always sits at seat 0."""
+    alternates too, so neither bot always sits at seat 0. ``recorder`` gets every game."""
     from arena.transports.inprocess import InProcessSeat
 
     seed = MatchSeed.from_text(seed_text)
@@ -332,6 +340,7 @@ async def run_match(
         names = (a, b)
     started = time.perf_counter()
     wins_a = decisions = 0
+    a_won: list[bool] = []
     for k in range(games):
         order = [0, 1] if k % 2 == 0 else [1, 0]
         result, used = await play_seats(
@@ -342,13 +351,16 @@ async def run_match(
             first=(k // 2) % 2,
             rules=rules,
             match_id="match",
+            deadline_ms=deadline_ms,
+            recorder=recorder,
         )
         seat_a = order.index(0)
-        wins_a += seat_a in result.winners
+        a_won.append(seat_a in result.winners)
+        wins_a += a_won[-1]
         decisions += used
         if progress is not None:
             progress(1)
-    return MatchReport(a, b, games, wins_a, decisions, time.perf_counter() - started)
+    return MatchReport(a, b, games, wins_a, decisions, time.perf_counter() - started, a_won)
 
 
 # -- the speed benchmark ----------------------------------------------------------------------

@@ -43,6 +43,7 @@ CLI_MODULES: tuple[str, ...] = (
     "arena.cli.mahjong",
     "arena.cli.liars_dice",
     "arena.cli.serve",
+    "arena.cli.league",
 )
 
 

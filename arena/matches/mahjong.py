@@ -161,6 +161,8 @@ class MatchResult:
     hands: int = 0
     exhaustive: int = 0
     decisions: int = 0
+    hand_points: list[tuple[int, ...]] = field(default_factory=list, repr=False)
+    """Each hand's points per program (copies added), in play order: what a league stores."""
 
     def winners(self) -> list[int]:
         """Programs with the most points (several on a tie)."""
@@ -203,7 +205,9 @@ def _tally(
     detail = played.result.detail
     programs = result.programs
     program_at = [spec.program_of[player] for player in seat_player]
+    hand = [0] * len(programs)
     for seat in range(SEATS):
+        hand[program_at[seat]] += int(detail["deltas"][seat])
         stats = programs[program_at[seat]]
         stats.hands += 1
         stats.seat_counts[(seat - dealer) % SEATS] += 1
@@ -218,6 +222,7 @@ def _tally(
         else:
             winner.discard_wins += 1
             programs[program_at[int(win["from_seat"])]].deal_ins += 1
+    result.hand_points.append(tuple(hand))
     if not detail["wins"]:
         result.exhaustive += 1
     result.hands += 1

@@ -1,0 +1,203 @@
+"""``arena league FILE``: play a league config, store every game in SQLite, print standings."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from arena.cli.common import fail, print_json
+from arena.errors import ArenaError
+from arena.leagues.config import LeagueConfig, load_league
+from arena.leagues.outcomes import MatchOutcome
+from arena.leagues.play import plan_matches
+from arena.leagues.runner import LeagueRun, open_league, pending_plans, run_league
+from arena.leagues.standings import Standing, match_lines, standings
+from arena.store import ResultStore
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+DEFAULT_DB = Path("records/league.sqlite")
+
+LEAGUE_HELP = (
+    "Play every pairing of the bots in a league config (configs/leagues/NAME.toml) in "
+    "parallel, store every game in SQLite (--db) and print the standings with 95% intervals. "
+    "Running the same config again resumes it: stored matches are not played twice."
+)
+
+
+def _figure(game: str) -> str:
+    return "points/hand" if game == "mahjong" else "score rate"
+
+
+def _value(game: str, value: float) -> str:
+    if not math.isfinite(value):
+        return "—"
+    return f"{value:+,.0f}" if game == "mahjong" else f"{value:.1%}"
+
+
+def _show_standings(game: str, table_rows: list[Standing], title: str) -> None:
+    out.print(title)
+    table = Table(box=box.SIMPLE_HEAD)
+    for column in ("#", "bot", "games", _figure(game), "95% CI", "matches won"):
+        table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
+    for rank, row in enumerate(table_rows, 1):
+        ci = row.per_game
+        interval = (
+            f"[{_value(game, ci.low)}, {_value(game, ci.high)}]" if row.games else "no games yet"
+        )
+        table.add_row(
+            str(rank),
+            row.bot,
+            str(row.games),
+            _value(game, ci.estimate) if row.games else "—",
+            interval,
+            f"{row.match_points:g}/{row.matches}",
+        )
+    out.print(table)
+
+
+def _show_matches(game: str, outcomes: list[MatchOutcome]) -> None:
+    table = Table(box=box.SIMPLE_HEAD)
+    for column in ("match", "games", "A − B per game, 95% CI", "won by"):
+        # Bot names may be long: they wrap, the figures never do.
+        names = column in ("match", "won by")
+        table.add_column(column, justify="left" if names else "right", no_wrap=not names)
+    number = "{:+,.0f}" if game == "mahjong" else "{:+.3f}"
+    for line in match_lines(outcomes):
+        diff = line.difference
+        if diff is None:
+            shown = ", ".join(f"{bot} {_value(game, s)}" for bot, s in line.totals.items())
+        else:
+            shown = (
+                f"{number.format(diff.estimate)} "
+                f"[{number.format(diff.low)}, {number.format(diff.high)}]"
+            )
+        table.add_row(line.key, str(line.games), shown, " = ".join(line.winners))
+    out.print(table)
+
+
+def _to_json(config: LeagueConfig, run: LeagueRun, db: Path) -> dict[str, object]:
+    table = standings(config.game, run.outcomes, config.bot_names)
+    return {
+        "league": config.name,
+        "game": config.game,
+        "seed": config.league_seed,
+        "games_per_match": config.games_per_match,
+        "db": str(db),
+        "league_id": run.league.id,
+        "matches_planned": len(run.plans),
+        "matches_stored": len(run.outcomes),
+        "matches_resumed": run.resumed,
+        "matches_played": run.played,
+        "seconds": round(run.seconds, 3),
+        "standings": [row.to_json() for row in table],
+        "matches": [
+            line.to_json() | {"summary": outcome.summary, "seconds": round(outcome.seconds, 3)}
+            for line, outcome in zip(match_lines(run.outcomes), run.outcomes, strict=True)
+        ],
+    }
+
+
+def league(
+    config_file: Path = typer.Argument(..., help="league config (TOML), e.g. configs/leagues/…"),
+    db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite results file (created if absent)"),
+    jobs: int | None = typer.Option(
+        None, "--jobs", min=1, help="matches at once (default: the config's, else the cores)"
+    ),
+    games: int | None = typer.Option(None, "--games", min=1, help="games per match (override)"),
+    seed: str | None = typer.Option(None, "--seed", help="league seed (override)"),
+    server: str | None = typer.Option(
+        None, "--server", help="play on the arena server at this ws:// URL (connected bots)"
+    ),
+    records: Path | None = typer.Option(
+        None, "--records", help="write each match's JSONL game records into this directory"
+    ),
+    restart: bool = typer.Option(False, "--restart", help="forget this league's stored matches"),
+    show: bool = typer.Option(False, "--show", help="print the stored standings, play nothing"),
+    json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    try:
+        config = load_league(
+            config_file, jobs=jobs, games=games, seed=seed, server=server, records=records
+        )
+    except ArenaError as exc:
+        fail(str(exc))
+    try:
+        with ResultStore(db) as store:
+            if show:
+                stored = store.league(config.name, config.fingerprint())
+                if stored is None:
+                    fail(f"league {config.name!r} with this config has no results in {db}")
+                run = LeagueRun(
+                    config, stored, plan_matches(config), store.matches(stored), 0, 0, 0.0
+                )
+            else:
+                run = _play(config, store, restart=restart, quiet=json_output)
+    except ArenaError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        fail(f"interrupted: finished matches are stored in {db}; run again to resume", code=130)
+    if json_output:
+        print_json(_to_json(config, run, db))
+        return
+    if not run.outcomes:
+        out.print(f"league {config.name!r}: no match stored yet in {db}")
+        return
+    title = (
+        f"league {config.name!r} ({config.game}, {config.games_per_match} games a match, "
+        f"seed {config.league_seed!r}): {len(run.outcomes)}/{len(run.plans)} matches"
+    )
+    _show_standings(config.game, standings(config.game, run.outcomes, config.bot_names), title)
+    _show_matches(config.game, run.outcomes)
+    note = "" if run.complete else " — incomplete: run again to play the rest"
+    out.print(f"results: {db} (league id {run.league.id}){note}")
+
+
+def _play(config: LeagueConfig, store: ResultStore, *, restart: bool, quiet: bool) -> LeagueRun:
+    planned = len(plan_matches(config))
+    todo = planned if restart else len(pending_plans(config, store, open_league(config, store)))
+    total = todo * config.games_per_match
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=err, transient=True, disable=quiet) as progress:
+        games_task = progress.add_task(f"{config.name}: games", total=total)
+        finished = {"matches": 0}
+
+        def on_games(count: int) -> None:
+            progress.advance(games_task, count)
+
+        def on_match(outcome: MatchOutcome) -> None:
+            finished["matches"] += 1
+            if not quiet:
+                err.print(
+                    f"  {outcome.plan.key}: {len(outcome.games)} games in "
+                    f"{outcome.seconds:.1f} s ({finished['matches']}/{todo})"
+                )
+
+        if not quiet:
+            resumed = f", {planned - todo} already stored" if todo < planned else ""
+            err.print(f"league {config.name!r}: {todo} of {planned} matches to play{resumed}")
+        return run_league(config, store, restart=restart, on_games=on_games, on_match=on_match)
+
+
+def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
+    app.command("league", help=LEAGUE_HELP)(league)

@@ -1,0 +1,250 @@
+"""League configs: ``configs/leagues/NAME.toml`` read into a checked `LeagueConfig`.
+
+A league names a game, the bots that play it (a strategy and its config each) and how many games
+every match holds. Every error names the file and the key, and every bot is built once while the
+config loads, so a bad strategy or option stops the league before its first game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from arena.errors import ArenaError
+from arena.referee import DEFAULT_DEADLINE_MS
+from bots.registry import make_bot
+
+LeagueGame = Literal["mahjong", "liars-dice", "bulls-cows"]
+
+ENGINE_GAME: dict[str, str] = {
+    "mahjong": "mahjong",
+    "liars-dice": "liars_dice",
+    "bulls-cows": "bulls_cows",
+}
+"""League game name → the engine's (and the protocol's) game name."""
+
+DEFAULT_GAMES: dict[str, int] = {"mahjong": 384, "liars-dice": 500, "bulls-cows": 100}
+"""Games per match when the config does not say: the seeds' match lengths (384 hands, seed 003
+§4.1; 500 games a personality, seed 002 ch. 5) and a 1A2B duel series."""
+
+BULLS_COWS_RULES = frozenset({"digits", "alphabet", "max_guesses"})
+
+
+class LeagueConfigError(ArenaError):
+    """A league config that cannot be played; the text names the file and the key."""
+
+
+class LeagueBot(BaseModel):
+    """One entrant: a display name, a strategy and its config."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.#+-]+$")
+    bot: str | None = None
+    """The strategy (`bots list`); default: a config file's ``strategy`` key, else ``name``."""
+    config: Path | None = None
+    """A strategy config (TOML), read relative to the current directory."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Config keys given inline; they override the file's."""
+
+    def strategy(self) -> str:
+        return self.bot or self.name
+
+
+class LeagueConfig(BaseModel):
+    """What ``arena league FILE`` plays. ``source`` is the file it came from (not a TOML key)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    game: LeagueGame
+    bots: list[LeagueBot] = Field(min_length=2)
+    games: int | None = Field(default=None, ge=1, le=1_000_000)
+    """Games per match (hands, for mahjong); default `DEFAULT_GAMES`."""
+    seed: str | None = Field(default=None, min_length=1)
+    """The league seed (any text, or 64 hex digits); default the league's name, so a league is
+    reproducible as written. Match k's seed is derived from it and the match's bots."""
+    ruleset: str | None = None
+    """Mahjong: a name in configs/rulesets/ or a path; liar's dice: a ruleset path."""
+    rules: dict[str, Any] = Field(default_factory=dict)
+    """1A2B only: ``digits``, ``alphabet``, ``max_guesses``."""
+    layout: Literal["ab", "rotate"] | None = None
+    """Mahjong only: ``ab`` (default in-process) plays every pair as A B A B; ``rotate`` (the only
+    layout on a server) every four bots, one seat each."""
+    server: str | None = None
+    """Play on the arena server at this ws:// URL: the bot names are connected bots."""
+    jobs: int | None = Field(default=None, ge=1, le=256)
+    """Matches played at once; default: the machine's cores (in-process), 4 (on a server)."""
+    deadline_ms: int = Field(default=DEFAULT_DEADLINE_MS, ge=1)
+    records: Path | None = None
+    """A directory for the JSONL game records (`arena replay`, `arena verify`); none by default."""
+    source: Path | None = Field(default=None, exclude=True)
+
+    @field_validator("bots")
+    @classmethod
+    def _distinct_names(cls, bots: list[LeagueBot]) -> list[LeagueBot]:
+        names = [bot.name for bot in bots]
+        doubled = sorted({name for name in names if names.count(name) > 1})
+        if doubled:
+            raise ValueError(f"every bot needs its own name; repeated: {', '.join(doubled)}")
+        return bots
+
+    @model_validator(mode="after")
+    def _game_keys(self) -> LeagueConfig:
+        if self.rules and self.game != "bulls-cows":
+            raise ValueError("'rules' is for bulls-cows; mahjong and liars-dice take 'ruleset'")
+        unknown = sorted(set(self.rules) - BULLS_COWS_RULES)
+        if unknown:
+            raise ValueError(
+                f"unknown 1A2B rule(s) {', '.join(unknown)}; known: {sorted(BULLS_COWS_RULES)}"
+            )
+        if self.ruleset is not None and self.game == "bulls-cows":
+            raise ValueError("bulls-cows takes 'rules' (digits, alphabet, max_guesses)")
+        if self.layout is not None and self.game != "mahjong":
+            raise ValueError("'layout' is for mahjong")
+        if self.game == "mahjong" and self.mahjong_layout == "rotate" and len(self.bots) < 4:
+            raise ValueError("the rotate layout seats four bots a table: list at least four")
+        if self.server is not None:
+            if self.game == "mahjong" and self.layout == "ab":
+                raise ValueError("on a server mahjong plays the rotate layout (four bots)")
+            configured = [b.name for b in self.bots if b.bot or b.config or b.options]
+            if configured:
+                raise ValueError(
+                    "with 'server' the bots are the connected bots of those names; their "
+                    "strategy and config belong to `bots run` (found on: "
+                    f"{', '.join(configured)})"
+                )
+        return self
+
+    # -- derived ------------------------------------------------------------------------------
+
+    @property
+    def engine_game(self) -> str:
+        return ENGINE_GAME[self.game]
+
+    @property
+    def games_per_match(self) -> int:
+        return self.games if self.games is not None else DEFAULT_GAMES[self.game]
+
+    @property
+    def league_seed(self) -> str:
+        return self.seed if self.seed is not None else self.name
+
+    @property
+    def mahjong_layout(self) -> str:
+        if self.layout is not None:
+            return self.layout
+        return "rotate" if self.server is not None else "ab"
+
+    @property
+    def bot_names(self) -> list[str]:
+        return [bot.name for bot in self.bots]
+
+    def bot(self, name: str) -> LeagueBot:
+        for bot in self.bots:
+            if bot.name == name:
+                return bot
+        raise KeyError(name)
+
+    def fingerprint(self) -> str:
+        """SHA-256 of what decides the games (not jobs, server or records): a stored league with
+        the same name and fingerprint is resumed, any change starts a new one."""
+        data = self.model_dump(mode="json", exclude={"jobs", "server", "records"})
+        text = json.dumps(data, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def load_rules(self) -> Any:
+        """The game's rules object (mahjong, liar's dice) or the 1A2B rules mapping; raises
+        `ArenaError` for a bad ruleset."""
+        if self.game == "mahjong":
+            from arena.games.mahjong.rules import load_ruleset as load_mahjong
+
+            return load_mahjong(self.ruleset or "competition")
+        if self.game == "liars-dice":
+            from arena.games.liars_dice.rules import LiarsDiceRules
+            from arena.games.liars_dice.rules import load_ruleset as load_dice
+
+            dice = load_dice(self.ruleset) if self.ruleset else LiarsDiceRules()
+            if dice.players != 2:
+                raise LeagueConfigError(f"a league match seats two bots; players = {dice.players}")
+            return dice
+        from arena.games.bulls_cows.codes import check_space
+
+        rules = {"digits": 3, "alphabet": "123456789", "max_guesses": 20, **self.rules}
+        check_space(int(rules["digits"]), str(rules["alphabet"]))
+        if int(rules["max_guesses"]) < 1:
+            raise LeagueConfigError("rules.max_guesses must be at least 1")
+        return rules
+
+    def with_overrides(self, **changes: Any) -> LeagueConfig:
+        """A copy with some keys replaced (CLI options), checked again."""
+        data = self.model_dump()
+        data.update({key: value for key, value in changes.items() if value is not None})
+        return _validate(data, self.source)
+
+
+def bot_options(entry: LeagueBot) -> tuple[str, dict[str, Any]]:
+    """(strategy, config) of an entrant: the config file's keys, then the inline options; a
+    ``strategy`` key in the file (1A2B configs carry one) names the strategy when ``bot`` does
+    not, and must agree with it when it does."""
+    options: dict[str, Any] = {}
+    strategy = entry.strategy()
+    if entry.config is not None:
+        try:
+            options = tomllib.loads(entry.config.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise LeagueConfigError(
+                f"bot {entry.name!r}: cannot read {entry.config}: {exc}"
+            ) from exc
+        named = options.pop("strategy", None)
+        if named is not None:
+            if entry.bot is not None and named != entry.bot:
+                raise LeagueConfigError(
+                    f"bot {entry.name!r}: {entry.config} is a {named!r} config, not {entry.bot!r}"
+                )
+            strategy = str(named)
+    options.update(entry.options)
+    return strategy, options
+
+
+def _validate(data: Mapping[str, Any], source: Path | None) -> LeagueConfig:
+    where = str(source) if source is not None else "league config"
+    try:
+        config = LeagueConfig.model_validate({**data, "source": source})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or 'config'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise LeagueConfigError(f"{where}: {problems}") from None
+    try:
+        config.load_rules()
+    except ArenaError as exc:
+        raise LeagueConfigError(f"{where}: {exc}") from None
+    if config.server is None:
+        for entry in config.bots:
+            strategy, options = bot_options(entry)
+            try:
+                make_bot(config.engine_game, strategy, options, name=entry.name)
+            except (ValueError, TypeError, ArenaError) as exc:
+                raise LeagueConfigError(f"{where}: bot {entry.name!r}: {exc}") from None
+    return config
+
+
+def load_league(path: Path, **overrides: Any) -> LeagueConfig:
+    """Read and check a league config file; ``overrides`` (CLI options, `None` = not given)
+    replace its keys before the check."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise LeagueConfigError(f"cannot read league config {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise LeagueConfigError(f"{path}: not valid TOML: {exc}") from None
+    data.update({key: value for key, value in overrides.items() if value is not None})
+    return _validate(data, path)

@@ -1,0 +1,220 @@
+"""What a league plays: its matches (`plan_matches`) and one match played to a `MatchOutcome`
+(`play_league_match`), in-process or on an arena server.
+
+Every match is one of the existing formats, unchanged: a mahjong 384-hand match (A B A B for a
+pair, or the four-bot rotation), a liar's dice series (seats and opener alternating), a 1A2B
+duel series (who starts alternating). A match's seed is derived from the league seed and the
+match's bots, so a match gives the same games whichever order or process plays it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from arena.dealing import MatchSeed
+from arena.leagues.config import LeagueConfig, bot_options
+from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
+from arena.records import JsonlRecorder
+
+if TYPE_CHECKING:
+    from arena.bench.liars_dice import MatchReport
+from arena.transports.base import Seat
+from bots.registry import make_bot
+
+Progress = Callable[[int], None]
+"""Called with the number of games just finished."""
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.#+-]+")
+
+
+def plan_matches(config: LeagueConfig) -> list[MatchPlan]:
+    """Every pairing of the league's bots (every four, for mahjong's rotate layout), in the
+    order the bots are listed."""
+    size = 4 if config.game == "mahjong" and config.mahjong_layout == "rotate" else 2
+    groups = itertools.combinations(config.bot_names, size)
+    return [
+        MatchPlan(index, group, f"{config.league_seed}/{' vs '.join(group)}")
+        for index, group in enumerate(groups)
+    ]
+
+
+def _record_path(config: LeagueConfig, plan: MatchPlan) -> Path | None:
+    if config.records is None:
+        return None
+    config.records.mkdir(parents=True, exist_ok=True)
+    stem = _SAFE.sub("_", f"{config.name}-{plan.index:03d}-{'-'.join(plan.bots)}")
+    return config.records / f"{stem}.jsonl"
+
+
+async def play_league_match(
+    config: LeagueConfig,
+    plan: MatchPlan,
+    *,
+    progress: Progress | None = None,
+    seats: Sequence[Seat] | None = None,
+) -> MatchOutcome:
+    """Play ``plan``: with in-process bots built from the config, or on the given ``seats``
+    (bots on a server, in ``plan.bots`` order)."""
+    started = time.perf_counter()
+    if config.game == "mahjong":
+        outcome = await _mahjong(config, plan, progress, seats)
+    elif config.game == "liars-dice":
+        outcome = await _liars_dice(config, plan, progress, seats)
+    else:
+        outcome = await _bulls_cows(config, plan, progress, seats)
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+async def _mahjong(
+    config: LeagueConfig, plan: MatchPlan, progress: Progress | None, seats: Sequence[Seat] | None
+) -> MatchOutcome:
+    from arena.matches.mahjong import HANDS_PER_ROUND, MatchSpec, play_match
+
+    spec = MatchSpec(
+        plan.bots,
+        plan.seed,
+        config.games_per_match,
+        config.load_rules(),
+        config.mahjong_layout,
+        config.deadline_ms,
+    )
+    path = _record_path(config, plan)
+    recorder = None
+    if path is not None:
+        path.unlink(missing_ok=True)
+        recorder = JsonlRecorder(path)
+
+    def on_hand(_done: int, _total: int) -> None:
+        if progress is not None:
+            progress(1)
+
+    try:
+        if seats is not None:
+            result = await play_match(
+                spec, seats=seats, names=plan.bots, recorder=recorder, on_hand=on_hand
+            )
+        else:
+            bots = []
+            for player, program in enumerate(spec.program_of):
+                strategy, options = bot_options(config.bot(plan.bots[program]))
+                name = f"{plan.bots[program]}-{player}"
+                bots.append(make_bot("mahjong", strategy, options, name=name))
+            result = await play_match(spec, bots=bots, recorder=recorder, on_hand=on_hand)
+    finally:
+        if recorder is not None:
+            recorder.close()
+    games = [
+        GameOutcome(k, k // HANDS_PER_ROUND, dict(zip(plan.bots, map(float, points), strict=True)))
+        for k, points in enumerate(result.hand_points)
+    ]
+    penalties = {p.bot: p.penalties for p in result.programs}
+    record = str(path) if path is not None else None
+    return MatchOutcome(plan, games, result.to_json(), 0.0, record, penalties)
+
+
+async def _liars_dice(
+    config: LeagueConfig, plan: MatchPlan, progress: Progress | None, seats: Sequence[Seat] | None
+) -> MatchOutcome:
+    a, b = plan.bots
+    rules = config.load_rules()
+    path = _record_path(config, plan)
+    recorder = None
+    if path is not None:
+        path.unlink(missing_ok=True)
+        recorder = JsonlRecorder(path)
+    try:
+        report = await _dice_series(config, plan, rules, progress, seats, recorder)
+    finally:
+        if recorder is not None:
+            recorder.close()
+    games = [
+        GameOutcome(k, k, {a: float(won), b: float(not won)}) for k, won in enumerate(report.a_won)
+    ]
+    summary = report.to_json() | {"a": a, "b": b}
+    record = str(path) if path is not None else None
+    return MatchOutcome(plan, games, summary, 0.0, record)
+
+
+async def _dice_series(
+    config: LeagueConfig,
+    plan: MatchPlan,
+    rules: Any,
+    progress: Progress | None,
+    seats: Sequence[Seat] | None,
+    recorder: JsonlRecorder | None,
+) -> MatchReport:
+    from arena.bench.liars_dice import run_match
+
+    a, b = plan.bots
+    common: dict[str, Any] = {
+        "rules": rules,
+        "progress": progress,
+        "recorder": recorder,
+        "deadline_ms": config.deadline_ms,
+    }
+    if seats is not None:
+        return await run_match(
+            a, b, config.games_per_match, plan.seed, seats=(seats[0], seats[1]), **common
+        )
+    strategy_a, options_a = bot_options(config.bot(a))
+    strategy_b, options_b = bot_options(config.bot(b))
+    return await run_match(
+        strategy_a,
+        strategy_b,
+        config.games_per_match,
+        plan.seed,
+        config_a=options_a,
+        config_b=options_b,
+        **common,
+    )
+
+
+async def _bulls_cows(
+    config: LeagueConfig, plan: MatchPlan, progress: Progress | None, seats: Sequence[Seat] | None
+) -> MatchOutcome:
+    from arena.bench.bulls_cows import play_series
+
+    a, b = plan.bots
+    rules = config.load_rules()
+    records = config.records
+    record = None
+    if records is not None:
+        records.mkdir(parents=True, exist_ok=True)
+        # play_series names its file after the match seed's commitment; a replay starts afresh.
+        commitment = MatchSeed.from_text(plan.seed).commitment()[:12]
+        record = str(records / f"bulls-cows-{commitment}.jsonl")
+        Path(record).unlink(missing_ok=True)
+    common: dict[str, Any] = {
+        "names": (a, b),
+        "digits": int(rules["digits"]),
+        "alphabet": str(rules["alphabet"]),
+        "max_guesses": int(rules["max_guesses"]),
+        "record_dir": records,
+        "deadline_ms": config.deadline_ms,
+        "progress": progress,
+    }
+    if seats is not None:
+        report = await play_series(
+            a, b, config.games_per_match, plan.seed, seats=(seats[0], seats[1]), **common
+        )
+    else:
+        strategy_a, options_a = bot_options(config.bot(a))
+        strategy_b, options_b = bot_options(config.bot(b))
+        report = await play_series(
+            strategy_a,
+            strategy_b,
+            config.games_per_match,
+            plan.seed,
+            a_config=options_a,
+            b_config=options_b,
+            **common,
+        )
+    games = [GameOutcome(k, k, {a: sa, b: sb}) for k, (sa, sb) in enumerate(report.scores)]
+    penalties = dict(zip((a, b), report.penalties, strict=True))
+    return MatchOutcome(plan, games, report.to_json(), 0.0, record, penalties)

@@ -1,0 +1,215 @@
+"""Play a league: every match not yet stored, several at once, each stored when it finishes.
+
+In-process the matches run in worker processes (``jobs`` of them; one runs in this process);
+on a server they are tables played at once, a bot never at two tables at the same time. The
+games of a match do not depend on which process plays it or when (its seed is its own), so a
+league gives the same results for any ``jobs`` and after any interruption and resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import queue as queue_module
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any
+
+from arena.leagues.config import LeagueConfig
+from arena.leagues.outcomes import MatchOutcome, MatchPlan
+from arena.leagues.play import plan_matches, play_league_match
+from arena.logs import configure_logging, logging_settings
+from arena.store import ResultStore, StoredLeague
+
+GamesDone = Callable[[int], None]
+MatchDone = Callable[[MatchOutcome], None]
+
+SERVER_JOBS = 4
+"""Tables at once on a server when the config does not say."""
+_PROGRESS_EVERY_S = 0.1
+
+
+@dataclass(slots=True)
+class LeagueRun:
+    config: LeagueConfig
+    league: StoredLeague
+    plans: list[MatchPlan]
+    outcomes: list[MatchOutcome]
+    """Every stored match of the league (those resumed and those played now), in plan order."""
+    resumed: int
+    played: int
+    seconds: float
+
+    @property
+    def complete(self) -> bool:
+        return len(self.outcomes) == len(self.plans)
+
+
+def default_jobs(config: LeagueConfig) -> int:
+    if config.jobs is not None:
+        return config.jobs
+    return SERVER_JOBS if config.server is not None else max(1, os.cpu_count() or 1)
+
+
+def open_league(config: LeagueConfig, store: ResultStore) -> StoredLeague:
+    return store.open_league(
+        config.name,
+        config.game,
+        config.league_seed,
+        config.fingerprint(),
+        config.model_dump(mode="json", exclude={"source"}),
+    )
+
+
+def pending_plans(
+    config: LeagueConfig, store: ResultStore, league: StoredLeague
+) -> list[MatchPlan]:
+    stored = store.stored_keys(league)
+    return [plan for plan in plan_matches(config) if plan.key not in stored]
+
+
+def run_league(
+    config: LeagueConfig,
+    store: ResultStore,
+    *,
+    restart: bool = False,
+    on_games: GamesDone | None = None,
+    on_match: MatchDone | None = None,
+) -> LeagueRun:
+    """Play what is left of ``config``'s league and return every stored match."""
+    started = time.perf_counter()
+    league = open_league(config, store)
+    if restart:
+        store.clear_league(league)
+    plans = plan_matches(config)
+    todo = pending_plans(config, store, league)
+    resumed = len(plans) - len(todo)
+
+    def save(outcome: MatchOutcome) -> None:
+        store.save_match(league, outcome)
+        if on_match is not None:
+            on_match(outcome)
+
+    jobs = min(default_jobs(config), max(1, len(todo)))
+    if config.server is not None:
+        asyncio.run(_on_server(config, todo, jobs, save, on_games))
+    elif jobs == 1:
+        for plan in todo:
+            save(asyncio.run(play_league_match(config, plan, progress=on_games)))
+    else:
+        _in_processes(config, todo, jobs, save, on_games)
+    outcomes = store.matches(league)
+    if len(outcomes) == len(plans):
+        store.mark_finished(league)
+    return LeagueRun(
+        config, league, plans, outcomes, resumed, len(todo), time.perf_counter() - started
+    )
+
+
+# -- in-process: worker processes ------------------------------------------------------------
+
+
+def _play_in_worker(config: LeagueConfig, plan: MatchPlan, progress: Any) -> MatchOutcome:
+    """A worker plays one match, sending its finished-game counts at most every 0.1 s."""
+    pending = 0
+    last = time.monotonic()
+
+    def tick(games: int) -> None:
+        nonlocal pending, last
+        pending += games
+        now = time.monotonic()
+        if now - last >= _PROGRESS_EVERY_S:
+            progress.put(pending)
+            pending, last = 0, now
+
+    outcome = asyncio.run(play_league_match(config, plan, progress=tick))
+    if pending:
+        progress.put(pending)
+    return outcome
+
+
+def _drain(progress: Any, on_games: GamesDone | None) -> None:
+    while True:
+        try:
+            games = progress.get_nowait()
+        except queue_module.Empty:
+            return
+        if on_games is not None:
+            on_games(games)
+
+
+def _in_processes(
+    config: LeagueConfig,
+    todo: Sequence[MatchPlan],
+    jobs: int,
+    save: Callable[[MatchOutcome], None],
+    on_games: GamesDone | None,
+) -> None:
+    # spawn, not fork: the parent runs a progress thread, and a forked lock could be held.
+    context = multiprocessing.get_context("spawn")
+    with context.Manager() as manager:
+        progress = manager.Queue()
+        pool = ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=context,
+            initializer=configure_logging,
+            initargs=logging_settings(),
+        )
+        try:
+            pending: set[Future[MatchOutcome]] = {
+                pool.submit(_play_in_worker, config, plan, progress) for plan in todo
+            }
+            while pending:
+                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                _drain(progress, on_games)
+                for future in done:
+                    save(future.result())
+            _drain(progress, on_games)
+        except BaseException:
+            # Ctrl-C or a failed match: stop at once; finished matches are already stored.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+
+
+# -- on a server: tables at once -------------------------------------------------------------
+
+
+async def _on_server(
+    config: LeagueConfig,
+    todo: Sequence[MatchPlan],
+    jobs: int,
+    save: Callable[[MatchOutcome], None],
+    on_games: GamesDone | None,
+) -> None:
+    from arena.server.remote import play_on_server
+
+    assert config.server is not None
+    url = config.server
+    busy = {name: asyncio.Lock() for name in config.bot_names}
+    tables = asyncio.Semaphore(jobs)
+
+    async def one(plan: MatchPlan) -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            # A bot sits at one table at a time; sorted order cannot deadlock.
+            for name in sorted(plan.bots):
+                await stack.enter_async_context(busy[name])
+            await stack.enter_async_context(tables)
+            outcome = await play_on_server(
+                url,
+                plan.bots,
+                config.engine_game,
+                lambda seats: play_league_match(config, plan, progress=on_games, seats=seats),
+                label=f"{config.name}: {plan.key}",
+            )
+        save(outcome)
+
+    results = await asyncio.gather(*(one(plan) for plan in todo), return_exceptions=True)
+    # Every other match has finished and is stored; then the first failure is reported.
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result

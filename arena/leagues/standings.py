@@ -1,0 +1,123 @@
+"""Standings with error bars, from the stored games of a league.
+
+* Liar's dice and 1A2B: a bot's figure is its score rate (wins, with a 1A2B draw as ½), with a
+  Wilson 95% interval over its games.
+* Mahjong: points per hand, with a Student-t 95% interval over the rounds (the four hands of a
+  round replay one wall, so they are one observation, as in `arena match mahjong`).
+
+Per match, the difference A − B per game and its interval over the same observations; the bot
+with more score wins the match (a tie gives each ½).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.leagues.outcomes import MatchOutcome
+from arena.matches.stats import Interval, mean_interval, proportion_interval
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    bot: str
+    games: int
+    score: float
+    """Total score: wins (and halves), or mahjong points."""
+    per_game: Interval
+    """Mean score per game (the win rate, or points per hand) with its 95% interval."""
+    matches: int
+    match_points: float
+    """Matches won, a tie counting ½."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bot": self.bot,
+            "games": self.games,
+            "score": round(self.score, 4),
+            "per_game": round(self.per_game.estimate, 4),
+            "per_game_ci95": self.per_game.to_json(),
+            "matches": self.matches,
+            "match_points": self.match_points,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MatchLine:
+    key: str
+    bots: tuple[str, ...]
+    games: int
+    totals: dict[str, float]
+    difference: Interval | None
+    """Two-bot matches: A's score minus B's per game, 95% interval."""
+    winners: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "match": self.key,
+            "bots": list(self.bots),
+            "games": self.games,
+            "totals": {bot: round(score, 4) for bot, score in self.totals.items()},
+            "winners": list(self.winners),
+        }
+        if self.difference is not None:
+            data["difference_per_game_ci95"] = self.difference.to_json()
+        return data
+
+
+def _unit_means(outcome: MatchOutcome, value: Any) -> list[float]:
+    """Per unit (round, or game), the mean over its games of ``value(scores)``."""
+    sums: dict[int, float] = defaultdict(float)
+    counts: dict[int, int] = defaultdict(int)
+    for game in outcome.games:
+        sums[game.unit] += value(game.scores)
+        counts[game.unit] += 1
+    return [sums[unit] / counts[unit] for unit in sorted(sums)]
+
+
+def match_lines(outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
+    lines = []
+    for outcome in outcomes:
+        bots = outcome.plan.bots
+        totals = {bot: math.fsum(g.scores[bot] for g in outcome.games) for bot in bots}
+        best = max(totals.values(), default=0.0)
+        difference = None
+        if len(bots) == 2:
+            diffs = _unit_means(outcome, lambda scores, a=bots[0], b=bots[1]: scores[a] - scores[b])
+            difference = mean_interval(diffs)
+        winners = tuple(bot for bot in bots if totals[bot] == best)
+        lines.append(
+            MatchLine(outcome.plan.key, bots, len(outcome.games), totals, difference, winners)
+        )
+    return lines
+
+
+def standings(game: str, outcomes: Sequence[MatchOutcome], bots: Sequence[str]) -> list[Standing]:
+    """Every listed bot's standing (bots with no match yet show zero games), best first."""
+    games: dict[str, int] = defaultdict(int)
+    score: dict[str, float] = defaultdict(float)
+    unit_means: dict[str, list[float]] = defaultdict(list)
+    matches: dict[str, int] = defaultdict(int)
+    match_points: dict[str, float] = defaultdict(float)
+    for outcome, line in zip(outcomes, match_lines(outcomes), strict=True):
+        for bot in outcome.plan.bots:
+            games[bot] += len(outcome.games)
+            score[bot] += line.totals[bot]
+            unit_means[bot].extend(_unit_means(outcome, lambda scores, bot=bot: scores[bot]))
+            matches[bot] += 1
+            if bot in line.winners:
+                match_points[bot] += 1.0 / len(line.winners)
+    table = []
+    for bot in bots:
+        if game == "mahjong":
+            per_game = mean_interval(unit_means[bot])
+        else:
+            per_game = proportion_interval(score[bot], games[bot])
+        table.append(
+            Standing(bot, games[bot], score[bot], per_game, matches[bot], match_points[bot])
+        )
+    table.sort(key=lambda s: (-(s.per_game.estimate if s.games else -math.inf), s.bot))
+    return table

@@ -1,0 +1,48 @@
+"""`arena league FILE` as a user runs it: in-process, resumed, shown; bad input refused.
+(On a server: tests/network/test_net_league.py.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from arena.cli.main import app
+
+DICE = """
+name = "dice"
+game = "liars-dice"
+games = 20
+jobs = 1
+[[bots]]
+name = "random-guess"
+[[bots]]
+name = "probability"
+"""
+
+
+def test_league_json_then_resume_then_show(tmp_path: Path) -> None:
+    config = tmp_path / "dice.toml"
+    config.write_text(DICE, encoding="utf-8")
+    db = str(tmp_path / "r.sqlite")
+    runner = CliRunner()
+    first = runner.invoke(app, ["league", str(config), "--db", db, "--json"])
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.stdout)
+    assert data["matches_played"] == 1 and data["matches_stored"] == 1
+    (row_a, row_b) = data["standings"]
+    assert row_a["score"] + row_b["score"] == 20
+    again = runner.invoke(app, ["league", str(config), "--db", db])
+    assert again.exit_code == 0, again.output
+    assert "random-guess vs probability" in again.stdout
+    shown = runner.invoke(app, ["league", str(config), "--db", db, "--show", "--json"])
+    assert json.loads(shown.stdout)["standings"] == data["standings"]
+
+
+def test_a_bad_config_exits_2_with_the_reason(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text(DICE.replace('"probability"', '"nobody"'), encoding="utf-8")
+    result = CliRunner().invoke(app, ["league", str(config), "--db", str(tmp_path / "r.sqlite")])
+    assert result.exit_code == 2
+    assert "no liars_dice bot named 'nobody'" in result.output

@@ -1,0 +1,117 @@
+"""League configs: what loads, what is refused and how the refusal reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.leagues.config import DEFAULT_GAMES, LeagueConfigError, load_league
+from arena.leagues.play import plan_matches
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def write(tmp_path: Path, text: str, name: str = "league.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def refused(tmp_path: Path, text: str) -> str:
+    with pytest.raises(LeagueConfigError) as caught:
+        load_league(write(tmp_path, text))
+    return str(caught.value)
+
+
+TWO_DICE_BOTS = """
+name = "dice"
+game = "liars-dice"
+[[bots]]
+name = "random-guess"
+[[bots]]
+name = "probability"
+"""
+
+
+def test_defaults_follow_the_seeds_and_the_name_seeds_the_league(tmp_path: Path) -> None:
+    config = load_league(write(tmp_path, TWO_DICE_BOTS))
+    assert config.games_per_match == DEFAULT_GAMES["liars-dice"] == 500
+    assert config.league_seed == "dice"
+    assert config.bot("probability").strategy() == "probability"
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "configs" / "leagues").glob("*.toml")))
+def test_every_shipped_league_config_loads(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    config = load_league(path.relative_to(REPO))
+    assert plan_matches(config)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("colour = 1\n" + TWO_DICE_BOTS, "colour: Extra inputs are not permitted"),
+        (TWO_DICE_BOTS + '[[bots]]\nname = "probability"\n', "repeated: probability"),
+        (TWO_DICE_BOTS + '[[bots]]\nname = "nobody"\n', "bot 'nobody': no liars_dice bot"),
+        ("games = 0\n" + TWO_DICE_BOTS, "games: Input should be greater than or equal to 1"),
+        ('layout = "ab"\n' + TWO_DICE_BOTS, "'layout' is for mahjong"),
+        ("rules = { digits = 4 }\n" + TWO_DICE_BOTS, "'rules' is for bulls-cows"),
+        ('ruleset = "no/such.toml"\n' + TWO_DICE_BOTS, "no/such.toml"),
+        (
+            TWO_DICE_BOTS.replace('name = "probability"', 'name = "p"\noptions = { nosuch = 1 }'),
+            "bot 'p'",
+        ),
+        (
+            'name = "m"\ngame = "mahjong"\nlayout = "rotate"\n'
+            '[[bots]]\nname = "greedy"\n[[bots]]\nname = "random"\n',
+            "at least four",
+        ),
+        (
+            'server = "ws://127.0.0.1:8765"\n'
+            + TWO_DICE_BOTS
+            + '[[bots]]\nname = "b"\nbot = "bayes"\n',
+            "belong to `bots run` (found on: b)",
+        ),
+    ],
+)
+def test_bad_configs_are_refused_naming_the_key(tmp_path: Path, text: str, expected: str) -> None:
+    message = refused(tmp_path, text)
+    assert str(tmp_path / "league.toml") in message
+    assert expected in message
+
+
+def test_a_config_file_strategy_must_agree_with_bot(tmp_path: Path) -> None:
+    config = REPO / "configs" / "bots" / "bulls_cows" / "optimal-evader.toml"
+    text = (
+        'name = "b"\ngame = "bulls-cows"\n'
+        f'[[bots]]\nname = "x"\nbot = "random"\nconfig = "{config}"\n'
+        '[[bots]]\nname = "random"\n'
+    )
+    assert "is a 'optimal' config, not 'random'" in refused(tmp_path, text)
+
+
+def test_not_toml_and_missing_files_are_clear(tmp_path: Path) -> None:
+    assert "not valid TOML" in refused(tmp_path, "name = ")
+    with pytest.raises(LeagueConfigError, match="cannot read league config"):
+        load_league(tmp_path / "absent.toml")
+
+
+def test_plans_pair_every_two_bots_or_every_four_in_rotation(tmp_path: Path) -> None:
+    bots = "".join(f'[[bots]]\nname = "g{k}"\nbot = "greedy"\n' for k in range(5))
+    pairs = load_league(write(tmp_path, f'name = "m"\ngame = "mahjong"\n{bots}'))
+    plans = plan_matches(pairs)
+    assert [plan.key for plan in plans[:2]] == ["g0 vs g1", "g0 vs g2"]
+    assert len(plans) == 10
+    assert len({plan.seed for plan in plans}) == 10
+    assert all(plan.seed.startswith("m/") for plan in plans)
+    text = f'name = "m"\ngame = "mahjong"\nlayout = "rotate"\n{bots}'
+    rotate = load_league(write(tmp_path, text))
+    assert [len(plan.bots) for plan in plan_matches(rotate)] == [4] * 5
+
+
+def test_the_fingerprint_ignores_how_a_league_is_run(tmp_path: Path) -> None:
+    config = load_league(write(tmp_path, TWO_DICE_BOTS))
+    assert config.with_overrides(jobs=3).fingerprint() == config.fingerprint()
+    assert config.with_overrides(games=7).fingerprint() != config.fingerprint()
+    assert config.with_overrides(seed="other").fingerprint() != config.fingerprint()

@@ -1,0 +1,75 @@
+"""`arena league FILE --server URL`: a league's matches as tables of connected bots, with the
+games of the same league played in-process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from net_helpers import PYTHON, clients, running_server, scaled, subprocess_env, ws_url
+
+from bots.registry import make_bot
+
+ARENA = str(Path(PYTHON).with_name("arena"))
+
+
+MAHJONG_ON_SERVER = """
+name = "table"
+game = "mahjong"
+games = 4
+seed = "5"
+[[bots]]
+name = "g1"
+[[bots]]
+name = "g2"
+[[bots]]
+name = "g3"
+[[bots]]
+name = "g4"
+"""
+
+
+async def run_arena(*args: str) -> dict[str, object]:
+    process = await asyncio.create_subprocess_exec(
+        ARENA,
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=subprocess_env(),
+    )
+    out, err = await asyncio.wait_for(process.communicate(), timeout=scaled(120))
+    assert process.returncode == 0, err.decode()
+    data: dict[str, object] = json.loads(out)
+    return data
+
+
+def without_names(players: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [{k: v for k, v in p.items() if k != "bot"} for p in players]
+
+
+async def test_a_league_on_a_server_gives_the_in_process_games(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(MAHJONG_ON_SERVER, encoding="utf-8")
+    local_config = tmp_path / "local.toml"
+    local_config.write_text(
+        MAHJONG_ON_SERVER.replace('name = "g', 'bot = "greedy"\nname = "g').replace(
+            'seed = "5"', 'seed = "5"\nlayout = "rotate"'
+        ),
+        encoding="utf-8",
+    )
+    db = str(tmp_path / "r.sqlite")
+    local = await run_arena("league", str(local_config), "--db", db, "--json")
+    async with running_server() as server:
+        bots = {f"g{k}": make_bot("mahjong", "greedy", name=f"g{k}") for k in range(1, 5)}
+        async with clients(ws_url(server), "mahjong", bots):
+            remote = await run_arena(
+                "league", str(config), "--db", db, "--server", ws_url(server), "--json"
+            )
+    assert remote["matches_played"] == 1
+    (match,) = remote["matches"]  # type: ignore[misc]
+    (local_match,) = local["matches"]  # type: ignore[misc]
+    assert match["match"] == local_match["match"] == "g1 vs g2 vs g3 vs g4"
+    players = match["summary"]["players"]
+    assert without_names(players) == without_names(local_match["summary"]["players"])
+    assert remote["standings"] == local["standings"]
