@@ -94,7 +94,8 @@ class ResultStore:
         self.path = path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path)
+            # Another run may be writing the same file: wait for its lock rather than fail.
+            self._db = sqlite3.connect(path, timeout=60.0)
             self._db.execute("PRAGMA foreign_keys = ON")
             version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
             if version > SCHEMA_VERSION:
@@ -162,8 +163,18 @@ class ResultStore:
 
     # -- matches ------------------------------------------------------------------------------
 
-    def save_match(self, league: StoredLeague, outcome: MatchOutcome) -> None:
-        """Store a finished match and its games in one transaction."""
+    def save_match(self, league: StoredLeague, outcome: MatchOutcome) -> bool:
+        """Store a finished match and its games in one transaction; `False` when the match is
+        already stored (another run of the same league got there first) and nothing changed."""
+        try:
+            self._insert_match(league, outcome)
+        except sqlite3.IntegrityError:
+            if outcome.plan.key in self.stored_keys(league):
+                return False
+            raise
+        return True
+
+    def _insert_match(self, league: StoredLeague, outcome: MatchOutcome) -> None:
         plan = outcome.plan
         with self._db:
             cursor = self._db.execute(

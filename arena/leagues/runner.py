@@ -15,8 +15,8 @@ import os
 import queue as queue_module
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from arena.leagues.config import LeagueConfig
@@ -113,7 +113,17 @@ def run_league(
 # -- in-process: worker processes ------------------------------------------------------------
 
 
-def _play_in_worker(config: LeagueConfig, plan: MatchPlan, progress: Any) -> MatchOutcome:
+_worker_progress: Any = None
+"""In a worker process: the queue its finished-game counts go to (set by `_start_worker`)."""
+
+
+def _start_worker(progress: Any, log_level: str, log_file: Path | None) -> None:
+    global _worker_progress
+    _worker_progress = progress
+    configure_logging(log_level, log_file)
+
+
+def _play_in_worker(config: LeagueConfig, plan: MatchPlan) -> MatchOutcome:
     """A worker plays one match, sending its finished-game counts at most every 0.1 s."""
     pending = 0
     last = time.monotonic()
@@ -123,21 +133,24 @@ def _play_in_worker(config: LeagueConfig, plan: MatchPlan, progress: Any) -> Mat
         pending += games
         now = time.monotonic()
         if now - last >= _PROGRESS_EVERY_S:
-            progress.put(pending)
+            _worker_progress.put(pending)
             pending, last = 0, now
 
     outcome = asyncio.run(play_league_match(config, plan, progress=tick))
     if pending:
-        progress.put(pending)
+        _worker_progress.put(pending)
     return outcome
 
 
-def _drain(progress: Any, on_games: GamesDone | None) -> None:
+def _drain(progress: Any, on_games: GamesDone | None, wait_s: float = 0.0) -> None:
+    """Pass on every count in the queue, waiting up to ``wait_s`` for the first."""
+    block = wait_s > 0
     while True:
         try:
-            games = progress.get_nowait()
+            games = progress.get(block, wait_s) if block else progress.get_nowait()
         except queue_module.Empty:
             return
+        block = False
         if on_games is not None:
             on_games(games)
 
@@ -151,29 +164,22 @@ def _in_processes(
 ) -> None:
     # spawn, not fork: the parent runs a progress thread, and a forked lock could be held.
     context = multiprocessing.get_context("spawn")
-    with context.Manager() as manager:
-        progress = manager.Queue()
-        pool = ProcessPoolExecutor(
-            max_workers=jobs,
-            mp_context=context,
-            initializer=configure_logging,
-            initargs=logging_settings(),
-        )
-        try:
-            pending: set[Future[MatchOutcome]] = {
-                pool.submit(_play_in_worker, config, plan, progress) for plan in todo
-            }
-            while pending:
-                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                _drain(progress, on_games)
-                for future in done:
-                    save(future.result())
-            _drain(progress, on_games)
-        except BaseException:
-            # Ctrl-C or a failed match: stop at once; finished matches are already stored.
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
+    progress = context.Queue()
+    pool = context.Pool(jobs, _start_worker, (progress, *logging_settings()))
+    try:
+        pending = [pool.apply_async(_play_in_worker, (config, plan)) for plan in todo]
+        while pending:
+            _drain(progress, on_games, wait_s=0.2)
+            for result in [r for r in pending if r.ready()]:
+                pending.remove(result)
+                save(result.get())  # a worker's exception is raised here
+        pool.close()
+        pool.join()
+        _drain(progress, on_games)
+    except BaseException:
+        # Ctrl-C or a failed match: stop the workers now; finished matches are already stored.
+        pool.terminate()
+        raise
 
 
 # -- on a server: tables at once -------------------------------------------------------------

@@ -166,6 +166,14 @@ name = "random"
     assert all(sum(g.scores.values()) == 1.0 for g in outcome.games)
 
 
+def test_a_match_stored_twice_is_kept_once(tmp_path: Path) -> None:
+    config = league(tmp_path, DICE, jobs=1, games=2)
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        run = run_league(config, store)
+        assert store.save_match(run.league, run.outcomes[0]) is False
+        assert len(store.matches(run.league)) == 3
+
+
 def test_the_store_refuses_files_it_cannot_use(tmp_path: Path) -> None:
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"this is not a database, just text" * 10)
