@@ -73,3 +73,48 @@ async def test_a_league_on_a_server_gives_the_in_process_games(tmp_path: Path) -
     players = match["summary"]["players"]
     assert without_names(players) == without_names(local_match["summary"]["players"])
     assert remote["standings"] == local["standings"]
+
+
+DICE_ON_SERVER = """
+name = "dice"
+game = "liars-dice"
+games = 12
+jobs = 2
+[[bots]]
+name = "p1"
+[[bots]]
+name = "p2"
+[[bots]]
+name = "p3"
+[[bots]]
+name = "p4"
+"""
+
+
+async def test_disjoint_pairings_play_at_once_and_every_match_is_stored(tmp_path: Path) -> None:
+    config = tmp_path / "dice.toml"
+    config.write_text(DICE_ON_SERVER, encoding="utf-8")
+    db = str(tmp_path / "r.sqlite")
+    async with running_server() as server:
+        # The probability baseline is deterministic, so the results do not depend on which
+        # tables ran together.
+        bots = {f"p{k}": make_bot("liars_dice", "probability", name=f"p{k}") for k in range(1, 5)}
+        async with clients(ws_url(server), "liars_dice", bots):
+            both = await run_arena(
+                "league", str(config), "--db", db, "--server", ws_url(server), "--json"
+            )
+            alone = await run_arena(
+                "league",
+                str(config),
+                "--db",
+                db,
+                "--server",
+                ws_url(server),
+                "--jobs",
+                "1",
+                "--restart",
+                "--json",
+            )
+    assert both["matches_played"] == alone["matches_played"] == 6
+    assert both["standings"] == alone["standings"]
+    assert sum(row["score"] for row in both["standings"]) == 6 * 12  # type: ignore[union-attr]
