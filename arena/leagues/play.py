@@ -20,11 +20,11 @@ from arena.dealing import MatchSeed
 from arena.leagues.config import LeagueConfig, bot_options
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 from arena.records import JsonlRecorder
+from arena.transports.base import Seat
+from bots.registry import make_bot
 
 if TYPE_CHECKING:
     from arena.bench.liars_dice import MatchReport
-from arena.transports.base import Seat
-from bots.registry import make_bot
 
 Progress = Callable[[int], None]
 """Called with the number of games just finished."""
