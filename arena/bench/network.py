@@ -14,6 +14,10 @@ Every network run must give exactly the in-process result; its wall time is repo
 to the in-process time, and each decision's round trip (request sent → action back, bot thinking
 included) is recorded. Then 16 tables of four bots (64 connections, from four processes) play at
 once through one server: all must finish, and the round trip's p99 is reported.
+
+``--think-ms X`` makes every bot of the timed match (greedy only) spend X ms of CPU on each
+decision, in-process and over the network alike: the same games, at the decision cost of a
+slower strategy (DESIGN §6 states its ratios for Seofon_v2 bots, about 3 ms a decision).
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from arena.matches.mahjong import MatchResult, MatchSpec, play_match
 from arena.server.app import ArenaServer, ServerConfig
 from arena.server.remote import RemoteTableError, remote_seats, server_status
 from arena.transports.base import Seat
+from bots.base import Bot
+from bots.registry import make_bot
 from protocol.messages import Action, Error, Event, Request
 
 LOOPBACK = "127.0.0.1"
@@ -83,8 +89,12 @@ class Run:
     result: dict[str, Any]
     rtt_ms: list[float] = field(default_factory=list)
 
+    @property
+    def decisions(self) -> int:
+        return int(self.result["decisions"])
+
     def to_json(self, baseline: Run | None) -> dict[str, Any]:
-        data: dict[str, Any] = {"wall_s": round(self.wall_s, 3)}
+        data: dict[str, Any] = {"wall_s": round(self.wall_s, 3), "decisions": self.decisions}
         if baseline is not None:
             data["ratio"] = round(self.wall_s / baseline.wall_s, 3)
             data["same_result"] = self.result == baseline.result
@@ -176,13 +186,21 @@ async def mosquitto() -> AsyncIterator[str | None]:
 
 @asynccontextmanager
 async def bot_processes(
-    url: str, strategy: str, prefix: str, count: int, copies: int = 1
+    url: str,
+    strategy: str,
+    prefix: str,
+    count: int,
+    copies: int = 1,
+    config: Path | None = None,
 ) -> AsyncIterator[list[str]]:
-    """``count`` ``bots run`` processes of ``copies`` connections each; yields the bot names."""
+    """``count`` ``bots run`` processes of ``copies`` connections each (with the strategy
+    ``config`` file when given); yields the bot names."""
     names: list[str] = []
     processes = []
     for k in range(count):
         argv = [*_python("bots.cli"), "run", strategy, "--game", "mahjong"]
+        if config is not None:
+            argv += ["--config", str(config)]
         argv += ["--name", f"{prefix}{k}", "--url", url, "--log-level", "warning"]
         if copies > 1:
             argv += ["--copies", str(copies)]
@@ -228,17 +246,37 @@ async def _timed_match(spec: MatchSpec, seats: Sequence[Seat], names: Sequence[s
     return Run("", time.perf_counter() - started, _figures(result), samples)
 
 
-async def run_inprocess(spec: MatchSpec) -> Run:
+def _bots(spec: MatchSpec, options: dict[str, Any]) -> list[Bot]:
+    return [
+        make_bot("mahjong", spec.bots[program], options, name=f"{spec.bots[program]}-{player}")
+        for player, program in enumerate(spec.program_of)
+    ]
+
+
+def _options_file(options: dict[str, Any]) -> Path | None:
+    """The bots' options as a strategy config for ``bots run --config`` (None when empty)."""
+    if not options:
+        return None
+    handle, name = tempfile.mkstemp(prefix="bench-bot-", suffix=".toml")
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        file.writelines(f"{key} = {value!r}\n" for key, value in options.items())
+    return Path(name)
+
+
+async def run_inprocess(spec: MatchSpec, options: dict[str, Any]) -> Run:
+    bots = _bots(spec, options)
     started = time.perf_counter()
-    result = await play_match(spec)
+    result = await play_match(spec, bots=bots)
     return Run("in-process", time.perf_counter() - started, _figures(result))
 
 
-async def run_two_hops(spec: MatchSpec, mqtt: str | None, label: str) -> Run:
+async def run_two_hops(
+    spec: MatchSpec, mqtt: str | None, label: str, config: Path | None = None
+) -> Run:
     """Referee here, server and bots in their own processes (``arena match --server``)."""
     async with (
         server_process(mqtt) as url,
-        bot_processes(mqtt or url, spec.bots[0], f"{label}-", 4) as names,
+        bot_processes(mqtt or url, spec.bots[0], f"{label}-", 4, config=config) as names,
     ):
         await _wait_for_bots(url, names)
         async with remote_seats(url, names, game="mahjong") as seats:
@@ -247,13 +285,16 @@ async def run_two_hops(spec: MatchSpec, mqtt: str | None, label: str) -> Run:
     return run
 
 
-async def run_one_hop(spec: MatchSpec, mqtt: str | None, label: str) -> Run:
+async def run_one_hop(
+    spec: MatchSpec, mqtt: str | None, label: str, config: Path | None = None
+) -> Run:
     """Referee inside the server process, bots in their own processes."""
     server = ArenaServer(ServerConfig(host=LOOPBACK, port=0, mqtt=mqtt, grace_s=0))
     await server.start()
     try:
         url = f"ws://{LOOPBACK}:{server.port}"
-        async with bot_processes(mqtt or url, spec.bots[0], f"{label}-", 4) as names:
+        bots = bot_processes(mqtt or url, spec.bots[0], f"{label}-", 4, config=config)
+        async with bots as names:
             await _wait_for_bots(url, names)
             async with server.hub.local_seats(names, "mahjong") as seats:
                 run = await _timed_match(spec, seats, names)
@@ -292,31 +333,43 @@ async def run_tables(strategy: str, tables: int, hands: int, seed: str) -> dict[
 
 
 async def run_all(
-    games: int, strategy: str, seed: str, tables: int, table_hands: int, with_mqtt: bool
+    games: int,
+    strategy: str,
+    seed: str,
+    tables: int,
+    table_hands: int,
+    with_mqtt: bool,
+    think_ms: float = 0.0,
 ) -> dict[str, Any]:
     spec = MatchSpec((strategy,) * 4, seed, games)
-    first = await run_inprocess(spec)
-    runs = [
-        await run_two_hops(spec, None, "websocket"),
-        await run_one_hop(spec, None, "websocket-in-server"),
-    ]
-    mqtt_note = "skipped: the mosquitto binary is missing"
-    if with_mqtt:
-        async with mosquitto() as broker:
-            if broker is not None:
-                runs.append(await run_two_hops(spec, broker, "mqtt"))
-                runs.append(await run_one_hop(spec, broker, "mqtt-in-server"))
-                mqtt_note = "Mosquitto " + _mosquitto_version()
-    else:
-        mqtt_note = "skipped (--no-mqtt)"
-    # The baseline is played again after the network runs and the faster of the two is kept:
-    # on a shared machine one slow baseline would flatter every ratio.
-    again = await run_inprocess(spec)
+    options: dict[str, Any] = {"think_ms": think_ms} if think_ms else {}
+    config = _options_file(options)
+    try:
+        first = await run_inprocess(spec, options)
+        runs = [
+            await run_two_hops(spec, None, "websocket", config),
+            await run_one_hop(spec, None, "websocket-in-server", config),
+        ]
+        mqtt_note = "skipped: the mosquitto binary is missing"
+        if with_mqtt:
+            async with mosquitto() as broker:
+                if broker is not None:
+                    runs.append(await run_two_hops(spec, broker, "mqtt", config))
+                    runs.append(await run_one_hop(spec, broker, "mqtt-in-server", config))
+                    mqtt_note = "Mosquitto " + _mosquitto_version()
+        else:
+            mqtt_note = "skipped (--no-mqtt)"
+        # The baseline is played again after the network runs and the faster of the two is
+        # kept: on a shared machine one slow baseline would flatter every ratio.
+        again = await run_inprocess(spec, options)
+    finally:
+        if config is not None:
+            config.unlink(missing_ok=True)
     baseline = min(first, again, key=lambda run: run.wall_s)
     report: dict[str, Any] = {
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}",
-        "match": {"hands": games, "bots": strategy, "seed": seed},
+        "match": {"hands": games, "bots": strategy, "seed": seed, "think_ms": think_ms},
         "in-process": {
             **baseline.to_json(None),
             "runs_s": [round(first.wall_s, 3), round(again.wall_s, 3)],
@@ -347,16 +400,26 @@ def bench_network(
     tables: int = typer.Option(16, help="tables at once in the concurrency run (0: skip)"),
     table_hands: int = typer.Option(8, help="hands per table in the concurrency run"),
     mqtt: bool = typer.Option(True, help="also run over MQTT (needs the mosquitto binary)"),
+    think_ms: float = typer.Option(
+        0.0,
+        "--think-ms",
+        min=0.0,
+        help="CPU ms every bot spends per decision in the timed match (greedy only): the cost "
+        "of a slower strategy, same games",
+    ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """A mahjong match in-process, over websockets and over MQTT, and many tables at once."""
-    from arena.cli.common import print_json
+    from arena.cli.common import fail, print_json
 
-    report = asyncio.run(run_all(games, bot, seed, tables, table_hands, mqtt))
+    if think_ms and bot != "greedy":
+        fail("--think-ms works with the greedy bot only")
+    report = asyncio.run(run_all(games, bot, seed, tables, table_hands, mqtt, think_ms))
     if json_output:
         print_json(report)
         return
-    typer.echo(f"{report['machine']}; {games} hands, four {bot} bots, seed {seed!r}")
+    thinking = f" thinking {think_ms:g} ms a decision" if think_ms else ""
+    typer.echo(f"{report['machine']}; {games} hands, four {bot} bots{thinking}, seed {seed!r}")
     base = report["in-process"]["wall_s"]
     runs_s = ", ".join(f"{wall:.2f}" for wall in report["in-process"]["runs_s"])
     typer.echo(f"  {'in-process':<22} {base:8.2f} s  (the faster of {runs_s} s)")

@@ -10,10 +10,15 @@
   winning than after the best discard (the replacement draw is free).
 
 No defence, no Tai chasing: the floor every strategy must beat.
+
+Option ``think_ms`` (default 0): spend that much CPU time on every decision before answering,
+the same decisions otherwise. It stands in for a strategy that thinks longer when measuring what
+a transport costs (`arena bench network --think-ms`); it never changes a result.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -134,11 +139,21 @@ class GreedyBot(Bot):
 
     def __init__(self, name: str, config: Mapping[str, Any] | None = None) -> None:
         super().__init__(name)
-        if config:
-            raise ValueError(f"the greedy mahjong bot takes no options, got {sorted(config)}")
+        options = dict(config or {})
+        think_ms = options.pop("think_ms", 0)
+        if options:
+            raise ValueError(f"the greedy mahjong bot takes only think_ms, got {sorted(options)}")
+        if isinstance(think_ms, bool) or not isinstance(think_ms, int | float) or think_ms < 0:
+            raise ValueError(f"think_ms must be a number of milliseconds ≥ 0, got {think_ms!r}")
+        self.think_s = float(think_ms) / 1000.0
 
     async def act(self, request: Request) -> str:
         observation = request.observation
         if not isinstance(observation, MahjongObservation) or request.legal is None:
             raise ValueError("the greedy mahjong bot needs a mahjong request with legal actions")
-        return choose(observation, request.legal)
+        started = time.thread_time()
+        chosen = choose(observation, request.legal)
+        # CPU time, not wall time: a slower strategy competes for the cores like this does.
+        while time.thread_time() - started < self.think_s:
+            pass
+        return chosen

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from mjt_walls import act, build_wall, game_on, legal_texts
 
 from arena.dealing import MatchSeed
@@ -166,3 +167,10 @@ def test_render_every_event_kind() -> None:
     assert "三元牌 1" in str(shown[7])
     assert render_event({"game": "liars_dice", "kind": "bid"}) is None
     assert render_event({"game": "mahjong", "kind": "observation"}) is None
+
+
+def test_greedy_think_ms_is_checked() -> None:
+    assert GreedyBot("g", {"think_ms": 1.5}).think_s == 0.0015
+    for bad in ({"think_ms": -1}, {"think_ms": "3"}, {"think_ms": True}, {"depth": 2}):
+        with pytest.raises(ValueError):
+            GreedyBot("g", bad)

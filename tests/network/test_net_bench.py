@@ -20,3 +20,17 @@ async def test_the_network_bench_reports_identical_results_and_its_figures() -> 
     tables = report["tables"]
     assert tables["finished"] == tables["tables"] == 2
     assert tables["connections"] == 8
+
+
+async def test_thinking_bots_play_the_same_games_and_take_the_time() -> None:
+    plain = await run_all(4, "greedy", "bench-test", tables=0, table_hands=1, with_mqtt=False)
+    slow = await run_all(
+        4, "greedy", "bench-test", tables=0, table_hands=1, with_mqtt=False, think_ms=2.0
+    )
+    assert slow["match"]["think_ms"] == 2.0
+    assert slow["websocket"]["same_result"] is True
+    decisions = slow["in-process"]["decisions"]
+    assert decisions == plain["in-process"]["decisions"] > 0
+    # Every decision spent 2 ms of CPU, so no run can be faster than that.
+    assert slow["in-process"]["wall_s"] >= decisions * 0.002
+    assert slow["websocket"]["wall_s"] >= decisions * 0.002
