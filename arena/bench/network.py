@@ -40,12 +40,10 @@ from typing import Any
 
 import typer
 
-from arena.matches.mahjong import MatchResult, MatchSpec, play_match
+from arena.matches.mahjong import MatchResult, MatchSpec, build_bots, play_match
 from arena.server.app import ArenaServer, ServerConfig
 from arena.server.remote import RemoteTableError, remote_seats, server_status
 from arena.transports.base import Seat
-from bots.base import Bot
-from bots.registry import make_bot
 from protocol.messages import Action, Error, Event, Request
 
 LOOPBACK = "127.0.0.1"
@@ -246,13 +244,6 @@ async def _timed_match(spec: MatchSpec, seats: Sequence[Seat], names: Sequence[s
     return Run("", time.perf_counter() - started, _figures(result), samples)
 
 
-def _bots(spec: MatchSpec, options: dict[str, Any]) -> list[Bot]:
-    return [
-        make_bot("mahjong", spec.bots[program], options, name=f"{spec.bots[program]}-{player}")
-        for player, program in enumerate(spec.program_of)
-    ]
-
-
 def _options_file(options: dict[str, Any]) -> Path | None:
     """The bots' options as a strategy config for ``bots run --config`` (None when empty)."""
     if not options:
@@ -264,7 +255,7 @@ def _options_file(options: dict[str, Any]) -> Path | None:
 
 
 async def run_inprocess(spec: MatchSpec, options: dict[str, Any]) -> Run:
-    bots = _bots(spec, options)
+    bots = build_bots(spec, options)
     started = time.perf_counter()
     result = await play_match(spec, bots=bots)
     return Run("in-process", time.perf_counter() - started, _figures(result))

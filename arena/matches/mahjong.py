@@ -23,7 +23,7 @@ same seed and bots replay the match bit for bit.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -229,10 +229,11 @@ def _tally(
     result.decisions += played.decisions
 
 
-def build_bots(spec: MatchSpec) -> list[Bot]:
-    """The four bot instances, named ``<strategy>-<player>`` (unknown names raise)."""
+def build_bots(spec: MatchSpec, options: Mapping[str, Any] | None = None) -> list[Bot]:
+    """The four bot instances, named ``<strategy>-<player>``, each given ``options`` (unknown
+    names or options raise)."""
     return [
-        make_bot("mahjong", spec.bots[program], {}, name=f"{spec.bots[program]}-{player}")
+        make_bot("mahjong", spec.bots[program], options, name=f"{spec.bots[program]}-{player}")
         for player, program in enumerate(spec.program_of)
     ]
 
