@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,7 +68,7 @@ class MatchLine:
         return data
 
 
-def _unit_means(outcome: MatchOutcome, value: Any) -> list[float]:
+def _unit_means(outcome: MatchOutcome, value: Callable[[dict[str, float]], float]) -> list[float]:
     """Per unit (round, or game), the mean over its games of ``value(scores)``."""
     sums: dict[int, float] = defaultdict(float)
     counts: dict[int, int] = defaultdict(int)
@@ -76,6 +76,14 @@ def _unit_means(outcome: MatchOutcome, value: Any) -> list[float]:
         sums[game.unit] += value(game.scores)
         counts[game.unit] += 1
     return [sums[unit] / counts[unit] for unit in sorted(sums)]
+
+
+def _score_of(bot: str) -> Callable[[dict[str, float]], float]:
+    return lambda scores: scores[bot]
+
+
+def _difference(a: str, b: str) -> Callable[[dict[str, float]], float]:
+    return lambda scores: scores[a] - scores[b]
 
 
 def match_lines(outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
@@ -86,7 +94,7 @@ def match_lines(outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
         best = max(totals.values(), default=0.0)
         difference = None
         if len(bots) == 2:
-            diffs = _unit_means(outcome, lambda scores, a=bots[0], b=bots[1]: scores[a] - scores[b])
+            diffs = _unit_means(outcome, _difference(bots[0], bots[1]))
             difference = mean_interval(diffs)
         winners = tuple(bot for bot in bots if totals[bot] == best)
         lines.append(
@@ -106,7 +114,7 @@ def standings(game: str, outcomes: Sequence[MatchOutcome], bots: Sequence[str]) 
         for bot in outcome.plan.bots:
             games[bot] += len(outcome.games)
             score[bot] += line.totals[bot]
-            unit_means[bot].extend(_unit_means(outcome, lambda scores, bot=bot: scores[bot]))
+            unit_means[bot].extend(_unit_means(outcome, _score_of(bot)))
             matches[bot] += 1
             if bot in line.winners:
                 match_points[bot] += 1.0 / len(line.winners)
