@@ -79,6 +79,8 @@ class LeagueConfig(BaseModel):
     layout on a server) every four bots, one seat each."""
     server: str | None = None
     """Play on the arena server at this ws:// URL: the bot names are connected bots."""
+    start_timeout_s: float = Field(default=30.0, gt=0, le=3600)
+    """On a server: how long a table waits for its bots before the match counts as failed."""
     jobs: int | None = Field(default=None, ge=1, le=256)
     """Matches played at once; default: the machine's cores (in-process), 4 (on a server)."""
     deadline_ms: int = Field(default=DEFAULT_DEADLINE_MS, ge=1)
@@ -153,9 +155,12 @@ class LeagueConfig(BaseModel):
         raise KeyError(name)
 
     def fingerprint(self) -> str:
-        """SHA-256 of what decides the games (not jobs, server or records): a stored league with
-        the same name and fingerprint is resumed, any change starts a new one."""
-        data = self.model_dump(mode="json", exclude={"jobs", "server", "records"})
+        """SHA-256 of what decides the games, not of how they are run (jobs, server, records,
+        start timeout): a stored league with the same name and fingerprint is resumed, any
+        change starts a new one."""
+        data = self.model_dump(
+            mode="json", exclude={"jobs", "server", "records", "start_timeout_s"}
+        )
         text = json.dumps(data, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode()).hexdigest()
 

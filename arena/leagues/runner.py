@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig
 from arena.leagues.outcomes import MatchOutcome, MatchPlan
 from arena.leagues.play import plan_matches, play_league_match
@@ -27,6 +28,11 @@ from arena.store import ResultStore, StoredLeague
 
 GamesDone = Callable[[int], None]
 MatchDone = Callable[[MatchOutcome], None]
+
+
+class LeagueIncompleteError(ArenaError):
+    """Some matches of a league on a server could not be played (bots absent, server gone)."""
+
 
 SERVER_JOBS = 4
 """Tables at once on a server when the config does not say."""
@@ -210,12 +216,24 @@ async def _on_server(
                 plan.bots,
                 config.engine_game,
                 lambda seats: play_league_match(config, plan, progress=on_games, seats=seats),
+                start_timeout_s=config.start_timeout_s,
                 label=f"{config.name}: {plan.key}",
             )
         save(outcome)
 
     results = await asyncio.gather(*(one(plan) for plan in todo), return_exceptions=True)
-    # Every other match has finished and is stored; then the first failure is reported.
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
+    # Every other match has finished and is stored; then the failures are reported together.
+    failed = [
+        (plan, result)
+        for plan, result in zip(todo, results, strict=True)
+        if isinstance(result, BaseException)
+    ]
+    for _plan, error in failed:
+        if not isinstance(error, ArenaError | OSError):
+            raise error  # Ctrl-C, a bug: not a table that could not be played
+    if failed:
+        lines = "; ".join(f"{plan.key}: {error}" for plan, error in failed)
+        raise LeagueIncompleteError(
+            f"{len(failed)} of {len(todo)} matches could not be played (the others are stored; "
+            f"run again to retry): {lines}"
+        )

@@ -9,6 +9,9 @@ from pathlib import Path
 
 from net_helpers import PYTHON, clients, running_server, scaled, subprocess_env, ws_url
 
+from arena.leagues.config import LeagueConfig, load_league
+from arena.leagues.runner import LeagueIncompleteError, run_league
+from arena.store import ResultStore
 from bots.registry import make_bot
 
 ARENA = str(Path(PYTHON).with_name("arena"))
@@ -118,3 +121,36 @@ async def test_disjoint_pairings_play_at_once_and_every_match_is_stored(tmp_path
     assert both["matches_played"] == alone["matches_played"] == 6
     assert both["standings"] == alone["standings"]
     assert sum(row["score"] for row in both["standings"]) == 6 * 12  # type: ignore[union-attr]
+
+
+def play_and_read(config: LeagueConfig, db: Path) -> tuple[Exception | None, set[str]]:
+    """Run the league (in a thread: it runs its own event loop); its error and stored keys."""
+    with ResultStore(db) as store:
+        error: Exception | None = None
+        try:
+            run_league(config, store)
+        except Exception as exc:
+            error = exc
+        stored = store.league(config.name, config.fingerprint())
+        assert stored is not None
+        return error, {m.plan.key for m in store.matches(stored)}
+
+
+async def test_matches_whose_bots_never_come_are_reported_and_the_rest_stored(
+    tmp_path: Path,
+) -> None:
+    config_file = tmp_path / "dice.toml"
+    config_file.write_text(
+        DICE_ON_SERVER.replace("jobs = 2", "start_timeout_s = 1.0"), encoding="utf-8"
+    )
+    async with running_server() as server:
+        config = load_league(config_file, server=ws_url(server))
+        # p4 never connects: its three matches fail, the other three are played and stored.
+        bots = {f"p{k}": make_bot("liars_dice", "probability", name=f"p{k}") for k in range(1, 4)}
+        async with clients(ws_url(server), "liars_dice", bots):
+            error, keys = await asyncio.to_thread(play_and_read, config, tmp_path / "r.sqlite")
+    assert keys == {"p1 vs p2", "p1 vs p3", "p2 vs p3"}
+    assert isinstance(error, LeagueIncompleteError)
+    message = str(error)
+    assert message.startswith("3 of 6 matches could not be played")
+    assert "p1 vs p4" in message and "p4" in message
