@@ -159,8 +159,10 @@ class LeagueConfig(BaseModel):
         start timeout): a stored league with the same name and fingerprint is resumed, any
         change starts a new one."""
         data = self.model_dump(
-            mode="json", exclude={"jobs", "server", "records", "start_timeout_s"}
+            mode="json", exclude={"jobs", "server", "records", "start_timeout_s", "bots"}
         )
+        # What a bot's config file says, not its path: an edited file is a new league.
+        data["bots"] = [[entry.name, *bot_options(entry)] for entry in self.bots]
         text = json.dumps(data, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode()).hexdigest()
 

@@ -115,3 +115,12 @@ def test_the_fingerprint_ignores_how_a_league_is_run(tmp_path: Path) -> None:
     assert config.with_overrides(jobs=3).fingerprint() == config.fingerprint()
     assert config.with_overrides(games=7).fingerprint() != config.fingerprint()
     assert config.with_overrides(seed="other").fingerprint() != config.fingerprint()
+
+
+def test_an_edited_bot_config_file_is_a_new_league(tmp_path: Path) -> None:
+    options = tmp_path / "bayes.toml"
+    options.write_text('guess = "odds"\n', encoding="utf-8")
+    text = TWO_DICE_BOTS + f'[[bots]]\nname = "b"\nbot = "bayes"\nconfig = "{options}"\n'
+    before = load_league(write(tmp_path, text)).fingerprint()
+    options.write_text('guess = "odds"\npsychology = 0.25\n', encoding="utf-8")
+    assert load_league(write(tmp_path, text)).fingerprint() != before
