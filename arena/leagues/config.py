@@ -161,9 +161,11 @@ class LeagueConfig(BaseModel):
         data = self.model_dump(
             mode="json", exclude={"jobs", "server", "records", "start_timeout_s", "bots"}
         )
-        # What a bot's config file says, not its path: an edited file is a new league.
+        # What the files say, not their paths: an edited bot config or ruleset is a new league.
         data["bots"] = [[entry.name, *bot_options(entry)] for entry in self.bots]
-        text = json.dumps(data, sort_keys=True, ensure_ascii=False)
+        rules = self.load_rules()
+        data["ruleset"] = rules if isinstance(rules, dict) else rules.to_mapping()
+        text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def load_rules(self) -> Any:

@@ -124,3 +124,12 @@ def test_an_edited_bot_config_file_is_a_new_league(tmp_path: Path) -> None:
     before = load_league(write(tmp_path, text)).fingerprint()
     options.write_text('guess = "odds"\npsychology = 0.25\n', encoding="utf-8")
     assert load_league(write(tmp_path, text)).fingerprint() != before
+
+
+def test_an_edited_ruleset_file_is_a_new_league(tmp_path: Path) -> None:
+    ruleset = tmp_path / "dice.toml"
+    ruleset.write_text("[rules]\ndice = 5\n", encoding="utf-8")
+    text = f'ruleset = "{ruleset}"\n' + TWO_DICE_BOTS
+    before = load_league(write(tmp_path, text)).fingerprint()
+    ruleset.write_text("[rules]\ndice = 4\n", encoding="utf-8")
+    assert load_league(write(tmp_path, text)).fingerprint() != before
