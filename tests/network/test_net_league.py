@@ -141,7 +141,7 @@ async def test_matches_whose_bots_never_come_are_reported_and_the_rest_stored(
 ) -> None:
     config_file = tmp_path / "dice.toml"
     config_file.write_text(
-        DICE_ON_SERVER.replace("jobs = 2", "start_timeout_s = 1.0"), encoding="utf-8"
+        DICE_ON_SERVER.replace("jobs = 2", "start_timeout_s = 2.0"), encoding="utf-8"
     )
     async with running_server() as server:
         config = load_league(config_file, server=ws_url(server))
