@@ -184,9 +184,11 @@ def _show_mahjong(report: Report) -> None:
 def _show_dice(report: Report) -> None:
     _header(report)
     out.print(_tests_table(report))
-    for key, title in (("faces", "faces of every die"), ("sums", "sums of one roll")):
+    sections = [("faces", "face", "faces of every die"), ("sums", "sum", "sums of one roll")]
+    if "hand_types" in report.tallies:
+        sections.append(("hand_types", "hand", "hand types of five dice (seed 002 table 4.6)"))
+    for key, first, title in sections:
         table = Table(title=title)
-        first = "face" if key == "faces" else "sum"
         for col in (first, "observed", "expected", "exact probability", "z"):
             table.add_column(col, justify="right")
         for row in report.tallies[key]:

@@ -371,6 +371,29 @@ def audit_dice(
         stats.independent_test("faces of every die", face_counts.tolist(), face_p, ordered=False),
         stats.independent_test(f"sum of {dice} dice", sum_counts.tolist(), sum_dist, ordered=True),
     ]
+    tallies: dict[str, Any] = {}
+    if (dice, faces) == (5, 6):
+        # Seed 002 table 4.6: the hand types of five dice, counted over all 7,776 rolls.
+        ways = exact.dice_hand_type_counts()
+        type_p = [n / 6**5 for n in ways]
+        type_counts = np.bincount(exact.dice_hand_types(rolls), minlength=len(ways))
+        tests.append(
+            stats.independent_test(
+                "hand types of five dice", type_counts.tolist(), type_p, ordered=False
+            )
+        )
+        tallies["hand_types"] = [
+            {
+                "hand": name,
+                "ways": n,
+                "observed": int(seen),
+                "expected": deals * p,
+                "expected_probability": p,
+            }
+            for name, n, seen, p in zip(
+                exact.DICE_HAND_TYPES, ways, type_counts.tolist(), type_p, strict=True
+            )
+        ]
     face_rows = [
         {
             "face": f + 1,
@@ -386,5 +409,9 @@ def audit_dice(
         deals,
         seed.hex(),
         tests,
-        {"faces": face_rows, "sums": [r for r in sum_rows if r["expected_probability"] > 0]},
+        {
+            "faces": face_rows,
+            "sums": [r for r in sum_rows if r["expected_probability"] > 0],
+            **tallies,
+        },
     )

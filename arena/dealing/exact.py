@@ -159,3 +159,43 @@ def dice_sum_distribution(count: int, faces: int = 6) -> tuple[Fraction, ...]:
                     nxt[s + face] += p * one
         dist = nxt
     return tuple(dist)
+
+
+DICE_HAND_TYPES: tuple[str, ...] = (
+    "nothing",
+    "one pair",
+    "two pairs",
+    "three of a kind",
+    "low straight",
+    "high straight",
+    "full house",
+    "four of a kind",
+    "five of a kind",
+)
+"""The hands of five six-sided dice in increasing value, as seed 002 table 4.6 lists them."""
+
+
+def dice_hand_types(rolls: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The `DICE_HAND_TYPES` index of each row of five dice (faces 1–6)."""
+    counts = np.stack([(rolls == face).sum(axis=1) for face in range(1, 7)], axis=1)
+    ordered = -np.sort(-counts, axis=1)
+    top, second = ordered[:, 0], ordered[:, 1]
+    types = np.zeros(len(rolls), dtype=np.int64)
+    types[(top == 2) & (second == 1)] = 1
+    types[(top == 2) & (second == 2)] = 2
+    types[(top == 3) & (second == 1)] = 3
+    distinct = top == 1
+    types[distinct & (counts[:, 5] == 0)] = 4  # 1 2 3 4 5
+    types[distinct & (counts[:, 0] == 0)] = 5  # 2 3 4 5 6
+    types[(top == 3) & (second == 2)] = 6
+    types[top == 4] = 7
+    types[top == 5] = 8
+    return types
+
+
+@cache
+def dice_hand_type_counts() -> tuple[int, ...]:
+    """How many of the 6⁵ = 7,776 rolls of five dice make each hand type (table 4.6), counted
+    over every roll."""
+    every = np.array(list(product(range(1, 7), repeat=5)), dtype=np.int64)
+    return tuple(int(n) for n in np.bincount(dice_hand_types(every), minlength=9))

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from arena.dealing import MatchSeed, RandomStream, shuffled_wall
+from arena.dealing import MatchSeed, RandomStream, exact, shuffled_wall
 from arena.dealing.audit import (
     MAHJONG_KINDS,
     Report,
@@ -116,3 +116,34 @@ def test_dice_report_lists_every_possible_sum() -> None:
     data = audit_dice(SEED, 500).to_json()
     assert [row["sum"] for row in data["sums"]] == list(range(5, 31))
     assert sum(row["observed"] for row in data["faces"]) == 2500
+
+
+SEED_002_TABLE_4_6 = {
+    "nothing": 480,
+    "one pair": 3600,
+    "two pairs": 1800,
+    "three of a kind": 1200,
+    "low straight": 120,
+    "high straight": 120,
+    "full house": 300,
+    "four of a kind": 150,
+    "five of a kind": 6,
+}
+
+
+def test_five_dice_hand_types_are_seed_002_table_4_6() -> None:
+    counted = dict(zip(exact.DICE_HAND_TYPES, exact.dice_hand_type_counts(), strict=True))
+    assert counted == SEED_002_TABLE_4_6
+    assert sum(counted.values()) == 6**5
+    rolls = np.array([[1, 2, 3, 4, 5], [6, 5, 4, 3, 2], [1, 2, 3, 4, 6], [3, 3, 5, 5, 3]])
+    names = [exact.DICE_HAND_TYPES[t] for t in exact.dice_hand_types(rolls)]
+    assert names == ["low straight", "high straight", "nothing", "full house"]
+
+
+def test_dice_audit_tests_the_hand_types_of_five_dice() -> None:
+    report = audit_dice(SEED, 2000)
+    assert _p(report, "hand types of five dice") > NOT_TINY
+    rows = report.to_json()["hand_types"]
+    assert [row["ways"] for row in rows] == list(SEED_002_TABLE_4_6.values())
+    assert sum(row["observed"] for row in rows) == 2000
+    assert "hand_types" not in audit_dice(SEED, 50, dice=4).to_json()
