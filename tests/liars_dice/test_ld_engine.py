@@ -85,6 +85,14 @@ def test_legal_actions_listed() -> None:
     assert reply[0] == CHALLENGE and reply[1] == Bid(4, 3) and len(reply) == 1 + 4 + 6 * 6
 
 
+def test_a_five_player_opening_has_the_seeds_144_bids() -> None:
+    # Seed 002 §2.3: with five players, "two 1s" up to "twenty-five 6s", 144 legal bids.
+    game = new_game({"players": 5}, MatchSeed.from_text("five"), {"first": 0})
+    opening = game.legal_actions(0)
+    assert len(opening) == 144 == len(raises_after(None, 2, 25))
+    assert (opening[0], opening[-1]) == (Bid(2, 1), Bid(25, 6))
+
+
 @given(st.integers(1, 999), st.integers(1, 6))
 def test_bid_text_round_trips(count: int, face: int) -> None:
     bid = Bid(count, face)
