@@ -23,9 +23,9 @@ async def test_the_network_bench_reports_identical_results_and_its_figures() -> 
 
 
 async def test_thinking_bots_play_the_same_games_and_take_the_time() -> None:
-    plain = await run_all(4, "greedy", "bench-test", tables=0, table_hands=1, with_mqtt=False)
+    plain = await run_all(2, "greedy", "bench-test", tables=0, table_hands=1, with_mqtt=False)
     slow = await run_all(
-        4, "greedy", "bench-test", tables=0, table_hands=1, with_mqtt=False, think_ms=2.0
+        2, "greedy", "bench-test", tables=0, table_hands=1, with_mqtt=False, think_ms=2.0
     )
     assert slow["match"]["think_ms"] == 2.0
     assert slow["websocket"]["same_result"] is True
