@@ -4,6 +4,7 @@ report must carry what docs/BENCHMARKS.md quotes. No timing is asserted."""
 from __future__ import annotations
 
 from arena.bench.network import run_all
+from arena.matches.mahjong import MatchSpec, play_match
 
 
 async def test_the_network_bench_reports_identical_results_and_its_figures() -> None:
@@ -23,14 +24,14 @@ async def test_the_network_bench_reports_identical_results_and_its_figures() -> 
 
 
 async def test_thinking_bots_play_the_same_games_and_take_the_time() -> None:
-    plain = await run_all(2, "greedy", "bench-test", tables=0, table_hands=1, with_mqtt=False)
+    plain = await play_match(MatchSpec(("greedy",) * 4, "bench-test", 2))
     slow = await run_all(
         2, "greedy", "bench-test", tables=0, table_hands=1, with_mqtt=False, think_ms=2.0
     )
     assert slow["match"]["think_ms"] == 2.0
     assert slow["websocket"]["same_result"] is True
     decisions = slow["in-process"]["decisions"]
-    assert decisions == plain["in-process"]["decisions"] > 0
+    assert decisions == plain.decisions > 0
     # Every decision spent 2 ms of CPU, so no run can be faster than that.
     assert slow["in-process"]["wall_s"] >= decisions * 0.002
     assert slow["websocket"]["wall_s"] >= decisions * 0.002
