@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -331,28 +331,46 @@ async def run_all(
     table_hands: int,
     with_mqtt: bool,
     think_ms: float = 0.0,
+    say: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
+    """Every run of the bench; ``say`` gets a line as each run starts and ends (progress)."""
     spec = MatchSpec((strategy,) * 4, seed, games)
     options: dict[str, Any] = {"think_ms": think_ms} if think_ms else {}
     config = _options_file(options)
+
+    async def step(label: str, run: Awaitable[Run]) -> Run:
+        if say is not None:
+            say(f"{label}: {games} hands …")
+        done = await run
+        if say is not None:
+            say(f"{label}: {done.wall_s:.2f} s")
+        return done
+
     try:
-        first = await run_inprocess(spec, options)
+        first = await step("in-process", run_inprocess(spec, options))
         runs = [
-            await run_two_hops(spec, None, "websocket", config),
-            await run_one_hop(spec, None, "websocket-in-server", config),
+            await step("websocket", run_two_hops(spec, None, "websocket", config)),
+            await step(
+                "websocket-in-server", run_one_hop(spec, None, "websocket-in-server", config)
+            ),
         ]
         mqtt_note = "skipped: the mosquitto binary is missing"
         if with_mqtt:
             async with mosquitto() as broker:
                 if broker is not None:
-                    runs.append(await run_two_hops(spec, broker, "mqtt", config))
-                    runs.append(await run_one_hop(spec, broker, "mqtt-in-server", config))
+                    runs.append(await step("mqtt", run_two_hops(spec, broker, "mqtt", config)))
+                    runs.append(
+                        await step(
+                            "mqtt-in-server",
+                            run_one_hop(spec, broker, "mqtt-in-server", config),
+                        )
+                    )
                     mqtt_note = "Mosquitto " + _mosquitto_version()
         else:
             mqtt_note = "skipped (--no-mqtt)"
         # The baseline is played again after the network runs and the faster of the two is
         # kept: on a shared machine one slow baseline would flatter every ratio.
-        again = await run_inprocess(spec, options)
+        again = await step("in-process again", run_inprocess(spec, options))
     finally:
         if config is not None:
             config.unlink(missing_ok=True)
@@ -370,6 +388,8 @@ async def run_all(
     for run in runs:
         report[run.label] = run.to_json(baseline)
     if tables:
+        if say is not None:
+            say(f"{tables} tables × {table_hands} hands at once …")
         report["tables"] = await run_tables(strategy, tables, table_hands, seed)
     report["targets"] = TARGETS
     return report
@@ -405,7 +425,11 @@ def bench_network(
 
     if think_ms and bot != "greedy":
         fail("--think-ms works with the greedy bot only")
-    report = asyncio.run(run_all(games, bot, seed, tables, table_hands, mqtt, think_ms))
+
+    def say(line: str) -> None:
+        typer.echo(f"  … {line}", err=True)
+
+    report = asyncio.run(run_all(games, bot, seed, tables, table_hands, mqtt, think_ms, say=say))
     if json_output:
         print_json(report)
         return
