@@ -228,7 +228,8 @@ def _validate(data: Mapping[str, Any], source: Path | None) -> LeagueConfig:
         config = LeagueConfig.model_validate({**data, "source": source})
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc']) or 'config'}: {error['msg']}"
+            f"{'.'.join(str(part) for part in error['loc']) or 'config'}: "
+            f"{error['msg'].removeprefix('Value error, ')}"
             for error in exc.errors()
         )
         raise LeagueConfigError(f"{where}: {problems}") from None
