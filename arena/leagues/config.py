@@ -33,7 +33,15 @@ DEFAULT_GAMES: dict[str, int] = {"mahjong": 384, "liars-dice": 500, "bulls-cows"
 """Games per match when the config does not say: the seeds' match lengths (384 hands, seed 003
 §4.1; 500 games a personality, seed 002 ch. 5) and a 1A2B duel series."""
 
-BULLS_COWS_RULES = frozenset({"digits", "alphabet", "max_guesses"})
+
+class BullsCowsLeagueRules(BaseModel):
+    """1A2B duel rules of a league (``rules = { … }``): the seed's 3 digits from 1–9."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    digits: int = Field(default=3, ge=1)
+    alphabet: str = Field(default="123456789", min_length=1)
+    max_guesses: int = Field(default=20, ge=1)
 
 
 class LeagueConfigError(ArenaError):
@@ -72,7 +80,7 @@ class LeagueConfig(BaseModel):
     reproducible as written. Match k's seed is derived from it and the match's bots."""
     ruleset: str | None = None
     """Mahjong: a name in configs/rulesets/ or a path; liar's dice: a ruleset path."""
-    rules: dict[str, Any] = Field(default_factory=dict)
+    rules: BullsCowsLeagueRules | None = None
     """1A2B only: ``digits``, ``alphabet``, ``max_guesses``."""
     layout: Literal["ab", "rotate"] | None = None
     """Mahjong only: ``ab`` (default in-process) plays every pair as A B A B; ``rotate`` (the only
@@ -99,13 +107,8 @@ class LeagueConfig(BaseModel):
 
     @model_validator(mode="after")
     def _game_keys(self) -> LeagueConfig:
-        if self.rules and self.game != "bulls-cows":
+        if self.rules is not None and self.game != "bulls-cows":
             raise ValueError("'rules' is for bulls-cows; mahjong and liars-dice take 'ruleset'")
-        unknown = sorted(set(self.rules) - BULLS_COWS_RULES)
-        if unknown:
-            raise ValueError(
-                f"unknown 1A2B rule(s) {', '.join(unknown)}; known: {sorted(BULLS_COWS_RULES)}"
-            )
         if self.ruleset is not None and self.game == "bulls-cows":
             raise ValueError("bulls-cows takes 'rules' (digits, alphabet, max_guesses)")
         if self.layout is not None and self.game != "mahjong":
@@ -185,11 +188,9 @@ class LeagueConfig(BaseModel):
             return dice
         from arena.games.bulls_cows.codes import check_space
 
-        rules = {"digits": 3, "alphabet": "123456789", "max_guesses": 20, **self.rules}
-        check_space(int(rules["digits"]), str(rules["alphabet"]))
-        if int(rules["max_guesses"]) < 1:
-            raise LeagueConfigError("rules.max_guesses must be at least 1")
-        return rules
+        rules = self.rules or BullsCowsLeagueRules()
+        check_space(rules.digits, rules.alphabet)
+        return rules.model_dump()
 
     def with_overrides(self, **changes: Any) -> LeagueConfig:
         """A copy with some keys replaced (CLI options), checked again."""
@@ -239,9 +240,11 @@ def _validate(data: Mapping[str, Any], source: Path | None) -> LeagueConfig:
         raise LeagueConfigError(f"{where}: {exc}") from None
     if config.server is None:
         for entry in config.bots:
-            strategy, options = bot_options(entry)
             try:
+                strategy, options = bot_options(entry)
                 make_bot(config.engine_game, strategy, options, name=entry.name)
+            except LeagueConfigError as exc:
+                raise LeagueConfigError(f"{where}: {exc}") from None
             except (ValueError, TypeError, ArenaError) as exc:
                 raise LeagueConfigError(f"{where}: bot {entry.name!r}: {exc}") from None
     return config

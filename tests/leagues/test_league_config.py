@@ -57,6 +57,14 @@ def test_every_shipped_league_config_loads(path: Path, monkeypatch: pytest.Monke
         ("games = 0\n" + TWO_DICE_BOTS, "games: Input should be greater than or equal to 1"),
         ('layout = "ab"\n' + TWO_DICE_BOTS, "'layout' is for mahjong"),
         ("rules = { digits = 4 }\n" + TWO_DICE_BOTS, "'rules' is for bulls-cows"),
+        (
+            'rules = { digits = "x" }\n' + TWO_DICE_BOTS.replace("liars-dice", "bulls-cows"),
+            "rules.digits: Input should be a valid integer",
+        ),
+        (
+            "rules = { colours = 4 }\n" + TWO_DICE_BOTS.replace("liars-dice", "bulls-cows"),
+            "rules.colours: Extra inputs are not permitted",
+        ),
         ('ruleset = "no/such.toml"\n' + TWO_DICE_BOTS, "no/such.toml"),
         (
             TWO_DICE_BOTS.replace('name = "probability"', 'name = "p"\noptions = { nosuch = 1 }'),
