@@ -158,8 +158,12 @@ class ResultStore:
             self._db.execute("UPDATE leagues SET finished = NULL WHERE id = ?", (league.id,))
 
     def mark_finished(self, league: StoredLeague) -> None:
+        """Record when the league's last match was stored (kept on later resumes)."""
         with self._db:
-            self._db.execute("UPDATE leagues SET finished = ? WHERE id = ?", (_now(), league.id))
+            self._db.execute(
+                "UPDATE leagues SET finished = ? WHERE id = ? AND finished IS NULL",
+                (_now(), league.id),
+            )
 
     # -- matches ------------------------------------------------------------------------------
 
