@@ -23,7 +23,13 @@ from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig, load_league
 from arena.leagues.outcomes import MatchOutcome
 from arena.leagues.play import plan_matches
-from arena.leagues.runner import LeagueRun, open_league, pending_plans, run_league
+from arena.leagues.runner import (
+    LeagueIncompleteError,
+    LeagueRun,
+    open_league,
+    pending_plans,
+    run_league,
+)
 from arena.leagues.standings import Standing, match_lines, standings
 from arena.store import ResultStore
 
@@ -136,24 +142,37 @@ def league(
         )
     except ArenaError as exc:
         fail(str(exc))
+    incomplete: LeagueIncompleteError | None = None
+    run: LeagueRun | None = None
     try:
         with ResultStore(db) as store:
-            if show:
+            if not show:
+                try:
+                    run = _play(config, store, restart=restart, quiet=json_output)
+                except LeagueIncompleteError as exc:
+                    # Show what was stored, then say what could not be played.
+                    incomplete, run = exc, exc.run
+            if run is None:
                 stored = store.league(config.name, config.fingerprint())
                 if stored is None:
                     fail(f"league {config.name!r} with this config has no results in {db}")
                 run = LeagueRun(
                     config, stored, plan_matches(config), store.matches(stored), 0, 0, 0.0
                 )
-            else:
-                run = _play(config, store, restart=restart, quiet=json_output)
     except ArenaError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         fail(f"interrupted: finished matches are stored in {db}; run again to resume", code=130)
     if json_output:
-        print_json(_to_json(config, run, db))
-        return
+        failure = {} if incomplete is None else {"error": str(incomplete)}
+        print_json(_to_json(config, run, db) | failure)
+    else:
+        _report(config, run, db)
+    if incomplete is not None:
+        fail(str(incomplete))
+
+
+def _report(config: LeagueConfig, run: LeagueRun, db: Path) -> None:
     if not run.outcomes:
         out.print(f"league {config.name!r}: no match stored yet in {db}")
         return

@@ -31,7 +31,10 @@ MatchDone = Callable[[MatchOutcome], None]
 
 
 class LeagueIncompleteError(ArenaError):
-    """Some matches of a league on a server could not be played (bots absent, server gone)."""
+    """Some matches of a league on a server could not be played (bots absent, server gone);
+    ``run`` holds what was stored."""
+
+    run: LeagueRun | None = None
 
 
 SERVER_JOBS = 4
@@ -101,8 +104,12 @@ def run_league(
             on_match(outcome)
 
     jobs = min(default_jobs(config), max(1, len(todo)))
+    incomplete: LeagueIncompleteError | None = None
     if config.server is not None:
-        asyncio.run(_on_server(config, todo, jobs, save, on_games))
+        try:
+            asyncio.run(_on_server(config, todo, jobs, save, on_games))
+        except LeagueIncompleteError as exc:
+            incomplete = exc
     elif jobs == 1:
         for plan in todo:
             save(asyncio.run(play_league_match(config, plan, progress=on_games)))
@@ -111,9 +118,12 @@ def run_league(
     outcomes = store.matches(league)
     if len(outcomes) == len(plans):
         store.mark_finished(league)
-    return LeagueRun(
-        config, league, plans, outcomes, resumed, len(todo), time.perf_counter() - started
-    )
+    played = len(outcomes) - resumed
+    run = LeagueRun(config, league, plans, outcomes, resumed, played, time.perf_counter() - started)
+    if incomplete is not None:
+        incomplete.run = run
+        raise incomplete
+    return run
 
 
 # -- in-process: worker processes ------------------------------------------------------------

@@ -151,6 +151,8 @@ async def test_matches_whose_bots_never_come_are_reported_and_the_rest_stored(
             error, keys = await asyncio.to_thread(play_and_read, config, tmp_path / "r.sqlite")
     assert keys == {"p1 vs p2", "p1 vs p3", "p2 vs p3"}
     assert isinstance(error, LeagueIncompleteError)
+    assert error.run is not None
+    assert (error.run.played, len(error.run.outcomes), error.run.complete) == (3, 3, False)
     message = str(error)
     assert message.startswith("3 of 6 matches could not be played")
     assert "p1 vs p4" in message and "p4" in message
