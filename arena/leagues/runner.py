@@ -19,12 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import structlog
+
 from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig
 from arena.leagues.outcomes import MatchOutcome, MatchPlan
 from arena.leagues.play import plan_matches, play_league_match
 from arena.logs import configure_logging, logging_settings
 from arena.store import ResultStore, StoredLeague
+
+log = structlog.get_logger(__name__)
 
 GamesDone = Callable[[int], None]
 MatchDone = Callable[[MatchOutcome], None]
@@ -99,7 +103,14 @@ def run_league(
     resumed = len(plans) - len(todo)
 
     def save(outcome: MatchOutcome) -> None:
-        store.save_match(league, outcome)
+        stored = store.save_match(league, outcome)
+        log.info(
+            "match_stored" if stored else "match_already_stored",
+            league=config.name,
+            match=outcome.plan.key,
+            games=len(outcome.games),
+            seconds=round(outcome.seconds, 3),
+        )
         if on_match is not None:
             on_match(outcome)
 
@@ -241,6 +252,8 @@ async def _on_server(
     for _plan, error in failed:
         if not isinstance(error, ArenaError | OSError):
             raise error  # Ctrl-C, a bug: not a table that could not be played
+    for plan, error in failed:
+        log.warning("match_not_played", league=config.name, match=plan.key, error=str(error))
     if failed:
         lines = "; ".join(f"{plan.key}: {error}" for plan, error in failed)
         raise LeagueIncompleteError(
