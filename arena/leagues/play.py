@@ -12,7 +12,8 @@ from __future__ import annotations
 import itertools
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,12 +44,24 @@ def plan_matches(config: LeagueConfig) -> list[MatchPlan]:
     ]
 
 
-def _record_path(config: LeagueConfig, plan: MatchPlan) -> Path | None:
+@contextmanager
+def _recording(
+    config: LeagueConfig, plan: MatchPlan
+) -> Iterator[tuple[JsonlRecorder | None, str | None]]:
+    """The match's JSONL recorder and file when the league keeps records (a replayed match
+    starts its file afresh), else ``(None, None)``."""
     if config.records is None:
-        return None
+        yield None, None
+        return
     config.records.mkdir(parents=True, exist_ok=True)
     stem = _SAFE.sub("_", f"{config.name}-{plan.index:03d}-{'-'.join(plan.bots)}")
-    return config.records / f"{stem}.jsonl"
+    path = config.records / f"{stem}.jsonl"
+    path.unlink(missing_ok=True)
+    recorder = JsonlRecorder(path)
+    try:
+        yield recorder, str(path)
+    finally:
+        recorder.close()
 
 
 async def play_league_match(
@@ -84,17 +97,12 @@ async def _mahjong(
         config.mahjong_layout,
         config.deadline_ms,
     )
-    path = _record_path(config, plan)
-    recorder = None
-    if path is not None:
-        path.unlink(missing_ok=True)
-        recorder = JsonlRecorder(path)
 
     def on_hand(_done: int, _total: int) -> None:
         if progress is not None:
             progress(1)
 
-    try:
+    with _recording(config, plan) as (recorder, record):
         if seats is not None:
             result = await play_match(
                 spec, seats=seats, names=plan.bots, recorder=recorder, on_hand=on_hand
@@ -106,15 +114,11 @@ async def _mahjong(
                 name = f"{plan.bots[program]}-{player}"
                 bots.append(make_bot("mahjong", strategy, options, name=name))
             result = await play_match(spec, bots=bots, recorder=recorder, on_hand=on_hand)
-    finally:
-        if recorder is not None:
-            recorder.close()
     games = [
         GameOutcome(k, k // HANDS_PER_ROUND, dict(zip(plan.bots, map(float, points), strict=True)))
         for k, points in enumerate(result.hand_points)
     ]
     penalties = {p.bot: p.penalties for p in result.programs}
-    record = str(path) if path is not None else None
     return MatchOutcome(plan, games, result.to_json(), 0.0, record, penalties)
 
 
@@ -123,21 +127,12 @@ async def _liars_dice(
 ) -> MatchOutcome:
     a, b = plan.bots
     rules = config.load_rules()
-    path = _record_path(config, plan)
-    recorder = None
-    if path is not None:
-        path.unlink(missing_ok=True)
-        recorder = JsonlRecorder(path)
-    try:
+    with _recording(config, plan) as (recorder, record):
         report = await _dice_series(config, plan, rules, progress, seats, recorder)
-    finally:
-        if recorder is not None:
-            recorder.close()
     games = [
         GameOutcome(k, k, {a: float(won), b: float(not won)}) for k, won in enumerate(report.a_won)
     ]
     summary = report.to_json() | {"a": a, "b": b}
-    record = str(path) if path is not None else None
     return MatchOutcome(plan, games, summary, 0.0, record)
 
 
