@@ -201,3 +201,26 @@ def subprocess_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     return env
+
+
+ARENA = str(Path(PYTHON).with_name("arena"))
+
+
+async def run_arena(*args: str) -> dict[str, Any]:
+    """Run the ``arena`` command (it must succeed) and return the JSON object it prints."""
+    process = await asyncio.create_subprocess_exec(
+        ARENA,
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=subprocess_env(),
+    )
+    out, err = await asyncio.wait_for(process.communicate(), timeout=scaled(120))
+    assert process.returncode == 0, err.decode()
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def without_names(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A match's `players` figures without the bots' names (which differ by transport)."""
+    return [{k: v for k, v in p.items() if k != "bot"} for p in players]

@@ -4,18 +4,20 @@ games of the same league played in-process."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
-from net_helpers import PYTHON, clients, running_server, scaled, subprocess_env, ws_url
+from net_helpers import (
+    clients,
+    run_arena,
+    running_server,
+    without_names,
+    ws_url,
+)
 
 from arena.leagues.config import LeagueConfig, load_league
 from arena.leagues.runner import LeagueIncompleteError, run_league
 from arena.store import ResultStore
 from bots.registry import make_bot
-
-ARENA = str(Path(PYTHON).with_name("arena"))
-
 
 MAHJONG_ON_SERVER = """
 name = "table"
@@ -31,24 +33,6 @@ name = "g3"
 [[bots]]
 name = "g4"
 """
-
-
-async def run_arena(*args: str) -> dict[str, object]:
-    process = await asyncio.create_subprocess_exec(
-        ARENA,
-        *args,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=subprocess_env(),
-    )
-    out, err = await asyncio.wait_for(process.communicate(), timeout=scaled(120))
-    assert process.returncode == 0, err.decode()
-    data: dict[str, object] = json.loads(out)
-    return data
-
-
-def without_names(players: list[dict[str, object]]) -> list[dict[str, object]]:
-    return [{k: v for k, v in p.items() if k != "bot"} for p in players]
 
 
 async def test_a_league_on_a_server_gives_the_in_process_games(tmp_path: Path) -> None:

@@ -3,34 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-import json
-from pathlib import Path
-from typing import Any
 
-from net_helpers import PYTHON, clients, running_server, scaled, subprocess_env, ws_url
+from net_helpers import (
+    ARENA,
+    clients,
+    run_arena,
+    running_server,
+    scaled,
+    subprocess_env,
+    without_names,
+    ws_url,
+)
 
 from bots.registry import make_bot
 
-ARENA = str(Path(PYTHON).with_name("arena"))
 MATCH = ["match", "mahjong", "--games", "4", "--seed", "5", "--json"]
-
-
-async def run_arena(*args: str) -> dict[str, Any]:
-    process = await asyncio.create_subprocess_exec(
-        ARENA,
-        *args,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=subprocess_env(),
-    )
-    out, err = await asyncio.wait_for(process.communicate(), timeout=scaled(120))
-    assert process.returncode == 0, err.decode()
-    data: dict[str, Any] = json.loads(out)
-    return data
-
-
-def without_names(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in p.items() if k != "bot"} for p in players]
 
 
 async def test_match_over_the_server_equals_the_in_process_match() -> None:
