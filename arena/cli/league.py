@@ -26,8 +26,6 @@ from arena.leagues.play import plan_matches
 from arena.leagues.runner import (
     LeagueIncompleteError,
     LeagueRun,
-    open_league,
-    pending_plans,
     run_league,
 )
 from arena.leagues.standings import Standing, match_lines, standings
@@ -187,9 +185,6 @@ def _report(config: LeagueConfig, run: LeagueRun, db: Path) -> None:
 
 
 def _play(config: LeagueConfig, store: ResultStore, *, restart: bool, quiet: bool) -> LeagueRun:
-    planned = len(plan_matches(config))
-    todo = planned if restart else len(pending_plans(config, store, open_league(config, store)))
-    total = todo * config.games_per_match
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -198,24 +193,35 @@ def _play(config: LeagueConfig, store: ResultStore, *, restart: bool, quiet: boo
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=err, transient=True, disable=quiet) as progress:
-        games_task = progress.add_task(f"{config.name}: games", total=total)
-        finished = {"matches": 0}
+        games_task = progress.add_task(f"{config.name}: games", total=None)
+        counts = {"finished": 0, "todo": 0}
+
+        def on_start(todo: int, planned: int) -> None:
+            counts["todo"] = todo
+            progress.update(games_task, total=todo * config.games_per_match)
+            if not quiet:
+                resumed = f", {planned - todo} already stored" if todo < planned else ""
+                err.print(f"league {config.name!r}: {todo} of {planned} matches to play{resumed}")
 
         def on_games(count: int) -> None:
             progress.advance(games_task, count)
 
         def on_match(outcome: MatchOutcome) -> None:
-            finished["matches"] += 1
+            counts["finished"] += 1
             if not quiet:
                 err.print(
                     f"  {outcome.plan.key}: {len(outcome.games)} games in "
-                    f"{outcome.seconds:.1f} s ({finished['matches']}/{todo})"
+                    f"{outcome.seconds:.1f} s ({counts['finished']}/{counts['todo']})"
                 )
 
-        if not quiet:
-            resumed = f", {planned - todo} already stored" if todo < planned else ""
-            err.print(f"league {config.name!r}: {todo} of {planned} matches to play{resumed}")
-        return run_league(config, store, restart=restart, on_games=on_games, on_match=on_match)
+        return run_league(
+            config,
+            store,
+            restart=restart,
+            on_start=on_start,
+            on_games=on_games,
+            on_match=on_match,
+        )
 
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:

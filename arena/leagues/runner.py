@@ -90,10 +90,12 @@ def run_league(
     store: ResultStore,
     *,
     restart: bool = False,
+    on_start: Callable[[int, int], None] | None = None,
     on_games: GamesDone | None = None,
     on_match: MatchDone | None = None,
 ) -> LeagueRun:
-    """Play what is left of ``config``'s league and return every stored match."""
+    """Play what is left of ``config``'s league and return every stored match; ``on_start``
+    hears (matches to play, matches planned) before the first game."""
     started = time.perf_counter()
     league = open_league(config, store)
     if restart:
@@ -101,6 +103,8 @@ def run_league(
     plans = plan_matches(config)
     todo = pending_plans(config, store, league)
     resumed = len(plans) - len(todo)
+    if on_start is not None:
+        on_start(len(todo), len(plans))
 
     def save(outcome: MatchOutcome) -> None:
         stored = store.save_match(league, outcome)
