@@ -463,7 +463,7 @@ def run_bench(
 
 def plot_trends(gauntlet: Gauntlet, directory: Path) -> list[Path]:
     """Cumulative wins against games played, between the slope-1/2 and slope-1 guide lines: one
-    PNG per opponent and one grid of all 32."""
+    PNG per opponent and one grid of them all."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import math
+import re
 import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -28,6 +31,8 @@ from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.errors import ArenaError
 from arena.games.errors import GameError
 from arena.games.liars_dice import LiarsDiceRules, load_ruleset
+from arena.matches.liars_dice import MAX_SEATS, in_process_seats, run_table
+from arena.records import JsonlRecorder
 from bots.liars_dice import PERSONALITIES, ConfigError
 from bots.registry import UnknownBotError, make_bot
 
@@ -35,6 +40,7 @@ ld_app = typer.Typer(
     help="Liar's dice experiments (seed 002): the gauntlet against the 32 personalities.",
     no_args_is_help=True,
 )
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
@@ -93,14 +99,32 @@ def gauntlet(
     driver: str = typer.Option("referee", "--driver", help=DRIVER_HELP),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
     plot: Path | None = typer.Option(None, "--plot", help="write the win-trend charts here"),
+    opponents: str | None = typer.Option(
+        None, "--opponents", help="only these personalities, comma-separated (e.g. type5,type23)"
+    ),
 ) -> None:
     if driver not in ("referee", "direct"):
         fail(f"--driver must be 'referee' or 'direct', not {driver!r}")
     chosen: Driver = "direct" if driver == "direct" else "referee"
+    picked = list(PERSONALITIES)
+    if opponents is not None:
+        picked = [name.strip() for name in opponents.split(",") if name.strip()]
+        unknown = [name for name in picked if name not in PERSONALITIES]
+        if unknown or not picked:
+            fail(f"--opponents takes personalities type1 … type32, got {opponents!r}")
     options = _bot_config(config, bot)
+    label = f"{bot} vs {len(picked)} personalities" if opponents else f"{bot} vs 32 personalities"
     try:
-        with _progress(games * len(PERSONALITIES), f"{bot} vs 32 personalities") as advance:
-            result = run_gauntlet(bot, games, seed, config=options, driver=chosen, progress=advance)
+        with _progress(games * len(picked), label) as advance:
+            result = run_gauntlet(
+                bot,
+                games,
+                seed,
+                config=options,
+                opponents=picked,
+                driver=chosen,
+                progress=advance,
+            )
     except (UnknownBotError, ConfigError, ArenaError) as exc:
         fail(str(exc))
     written = plot_trends(result, plot) if plot is not None else []
@@ -136,27 +160,91 @@ def personalities() -> None:
         out.print(f"{name:>7}  {traits.describe()}")
 
 
+MATCH_HELP = (
+    "Play A against B (--a/--b), or a table of two to five bots (--bots), through the referee: "
+    "in-process strategies, or with --server bots connected to an arena server. A duel "
+    "alternates seats and opener. A table plays every seating in turn (N! of them for N bots, "
+    "seat 0 opening) and gives each bot's share of games among the winners with a 95% interval "
+    "against the fair share; use a ruleset for that many players (e.g. --rules "
+    "liars_dice_party for four)."
+)
+
+
 def match_command(
-    a: str = typer.Option(..., "--a", help="first bot"),
-    b: str = typer.Option(..., "--b", help="second bot"),
+    a: str | None = typer.Option(None, "--a", help="first bot of a duel"),
+    b: str | None = typer.Option(None, "--b", help="second bot of a duel"),
+    bots: str | None = typer.Option(
+        None, "--bots", help="a table instead: two to five bots, comma-separated"
+    ),
     games: int = typer.Option(100, "--games", min=1, help="games to play"),
     seed: str = typer.Option("1", "--seed", help="match seed (any text, or 64 hex digits)"),
-    rules: Path | None = typer.Option(None, "--rules", help="ruleset TOML (configs/rulesets)"),
+    rules: str | None = typer.Option(
+        None, "--rules", help="ruleset: a name in configs/rulesets/ or a TOML path"
+    ),
     config_a: Path | None = typer.Option(None, "--config-a", help="first bot's config (TOML)"),
     config_b: Path | None = typer.Option(None, "--config-b", help="second bot's config (TOML)"),
+    config: list[str] = typer.Option(
+        [], "--config", help="at a table: BOT=FILE, the config (TOML) of every copy of BOT"
+    ),
+    record: Path | None = typer.Option(
+        None, "--record", help="write the match as one JSONL record in this directory"
+    ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
     server: str | None = typer.Option(
-        None, "--server", help=SERVER_HELP.replace("--bots names", "--a/--b")
+        None, "--server", help=SERVER_HELP.replace("--bots names", "--a/--b or --bots")
     ),
 ) -> None:
-    """Play A against B through the referee, seats and opener alternating: in-process
-    strategies, or with --server the two named bots connected to an arena server."""
     try:
-        ruleset = load_ruleset(rules) if rules is not None else LiarsDiceRules()
+        ruleset = load_ruleset(rules) if rules is not None else None
     except GameError as exc:
         fail(str(exc))
+    if bots is not None:
+        if a is not None or b is not None or config_a or config_b:
+            fail("--bots plays a table: leave out --a/--b and --config-a/--config-b")
+        names = [name.strip() for name in bots.split(",") if name.strip()]
+        _table(names, games, seed, ruleset, config, record, json_output, server)
+        return
+    if a is None or b is None:
+        fail("name the two bots of a duel with --a and --b, or a table with --bots")
+    if config:
+        fail("--config BOT=FILE is for tables (--bots); a duel takes --config-a/--config-b")
+    _duel(a, b, games, seed, ruleset, config_a, config_b, record, json_output, server)
+
+
+@contextmanager
+def _recorder(directory: Path | None, kind: str, seed: str) -> Iterator[JsonlRecorder | None]:
+    """A fresh JSONL record ``DIRECTORY/liars-dice-KIND-SEED.jsonl`` (replaced if it exists)."""
+    if directory is None:
+        yield None
+        return
+    path = directory / f"liars-dice-{kind}-{_SAFE.sub('_', seed)[:48] or 'seed'}.jsonl"
+    path.unlink(missing_ok=True)
+    recorder = JsonlRecorder(path)
+    try:
+        yield recorder
+    finally:
+        recorder.close()
+        err.print(f"record: {path} (arena replay {path} --game g0)")
+
+
+def _duel(
+    a: str,
+    b: str,
+    games: int,
+    seed: str,
+    ruleset: LiarsDiceRules | None,
+    config_a: Path | None,
+    config_b: Path | None,
+    record: Path | None,
+    json_output: bool,
+    server: str | None,
+) -> None:
+    ruleset = ruleset or LiarsDiceRules()
     if ruleset.players != 2:
-        fail(f"a match seats two bots; the ruleset has players = {ruleset.players}")
+        fail(
+            f"a duel seats two bots; the ruleset has players = {ruleset.players} "
+            f"(name {ruleset.players} bots with --bots for a table)"
+        )
     if server is not None and a == b:
         fail("--a and --b must name two different bots on the server")
     if server is not None and (config_a or config_b):
@@ -168,7 +256,7 @@ def match_command(
         ({}, {}) if server is not None else (_bot_config(config_a, a), _bot_config(config_b, b))
     )
     try:
-        with _progress(games, f"{a} vs {b}") as advance:
+        with _recorder(record, "duel", seed) as rec, _progress(games, f"{a} vs {b}") as advance:
             match = partial(
                 run_match,
                 a,
@@ -179,6 +267,7 @@ def match_command(
                 config_b=options_b,
                 rules=ruleset,
                 progress=advance,
+                recorder=rec,
             )
             if server is None:
                 report = asyncio.run(match())
@@ -196,6 +285,88 @@ def match_command(
         f"{a} {data['wins_a']} – {data['wins_b']} {b} over {games} games "
         f"({data['win_rate_a']:.1%} for {a}); {data['decisions']} decisions in "
         f"{data['seconds']:.1f} s"
+    )
+
+
+def _table_configs(entries: list[str], names: list[str]) -> dict[str, dict[str, Any]]:
+    configs: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        bot, sep, path = entry.partition("=")
+        if not sep or not bot or not path:
+            fail(f"--config takes BOT=FILE, got {entry!r}")
+        if bot not in names:
+            fail(f"--config {entry}: {bot!r} is not one of the bots at the table ({names})")
+        configs[bot] = _bot_config(Path(path), bot)
+    for name in names:
+        if name not in configs:
+            _bot_config(None, name)
+    return configs
+
+
+def _table(
+    names: list[str],
+    games: int,
+    seed: str,
+    ruleset: LiarsDiceRules | None,
+    config: list[str],
+    record: Path | None,
+    json_output: bool,
+    server: str | None,
+) -> None:
+    if not 2 <= len(names) <= MAX_SEATS:
+        fail(f"--bots names 2 to {MAX_SEATS} bots, got {len(names)}")
+    ruleset = ruleset or LiarsDiceRules(players=len(names))
+    if ruleset.players != len(names):
+        fail(
+            f"the ruleset has players = {ruleset.players} but --bots names {len(names)}: "
+            f"name {ruleset.players} bots or choose a ruleset for {len(names)}"
+        )
+    if server is not None and config:
+        fail("--config configures in-process bots; with --server use `bots run --config`")
+    if server is not None and len(set(names)) != len(names):
+        fail("--bots must name different bots on the server")
+    configs = {} if server is not None else _table_configs(config, names)
+    seatings = math.factorial(len(names))
+    if games % seatings:
+        err.print(
+            f"[yellow]note:[/] {games} games is not a multiple of {seatings} (every seating of "
+            f"{len(names)} bots): the last cycle is partial, so seats are not exactly balanced"
+        )
+    label = ", ".join(names)
+    try:
+        with _recorder(record, "table", seed) as rec, _progress(games, label) as advance:
+            play = partial(run_table, games=games, seed_text=seed, rules=ruleset, progress=advance)
+            if server is None:
+                seat_names, seats = in_process_seats(names, seed, configs)
+                report = asyncio.run(play(seat_names, seats, recorder=rec))
+            else:
+                report = run_on_server(
+                    server, names, "liars_dice", lambda seats: play(names, seats, recorder=rec)
+                )
+    except (UnknownBotError, ConfigError, ArenaError) as exc:
+        fail(str(exc))
+    if json_output:
+        print_json(report.to_json())
+        return
+    table = Table(
+        title=f"liar's dice table, {games} games (seed {seed}), {report.seatings} seatings",
+        box=box.SIMPLE_HEAD,
+    )
+    for column in ("bot", "wins", "win rate", "95% interval", "vs fair share"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for standing in sorted(report.standings, key=lambda s: -s.win_rate):
+        interval = standing.interval()
+        table.add_row(
+            standing.bot,
+            f"{standing.wins}/{standing.games}",
+            f"{standing.win_rate:.1%}",
+            f"{interval.low:.1%}–{interval.high:.1%}",
+            report.verdict(standing),
+        )
+    out.print(table)
+    out.print(
+        f"fair share {report.fair_share:.1%}; {report.decisions} decisions in "
+        f"{report.seconds:.1f} s"
     )
 
 
@@ -239,5 +410,5 @@ def bench_command(
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
     app.add_typer(ld_app, name="liars-dice")
-    match_app.command("liars-dice")(match_command)
+    match_app.command("liars-dice", help=MATCH_HELP)(match_command)
     bench_app.command("liars-dice")(bench_command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,72 @@ def test_a_good_config_plays(tmp_path: Path) -> None:
     result = runner.invoke(app, [*args, "--b", "probability", "--games", "4", "--json"])
     assert result.exit_code == 0, result.output
     assert '"games": 4' in result.stdout
+
+
+# -- tables (--bots) ---------------------------------------------------------------------------
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bots", "bayes,type5", "--a", "bayes"], "leave out --a/--b"),
+        (["--a", "bayes"], "name the two bots of a duel with --a and --b"),
+        (["--bots", "bayes,type5,probability", "--rules", "liars_dice_party"], "players = 4"),
+        (["--bots", "bayes,type5", "--config", "bayes"], "--config takes BOT=FILE"),
+        (["--bots", "bayes,type5", "--config", "psychic=x.toml"], "not one of the bots"),
+        (["--bots", "bayes,type5,psychic"], "no liars_dice bot named 'psychic'"),
+        (["--a", "bayes", "--b", "type5", "--rules", "liars_dice_party"], "a duel seats two"),
+        (["--a", "bayes", "--b", "type5", "--config", "bayes=x.toml"], "is for tables"),
+    ],
+)
+def test_a_table_that_cannot_be_played_is_refused_before_it_starts(
+    args: list[str], message: str
+) -> None:
+    result = runner.invoke(app, ["match", "liars-dice", "--games", "2", *args])
+    assert result.exit_code != 0
+    assert message in _flat(result.output)
+    assert "━" not in result.output  # no progress bar: nothing started
+
+
+def test_a_table_plays_with_a_config_and_writes_a_record_that_verifies(tmp_path: Path) -> None:
+    path = _config(tmp_path, 'guess = "odds"\n')
+    args = ["match", "liars-dice", "--bots", "random-guess,type5,random-guess", "--games", "6"]
+    result = runner.invoke(
+        app, [*args, "--config", f"random-guess={path}", "--record", str(tmp_path), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["bots"] == ["random-guess#1", "type5", "random-guess#2"]
+    assert data["every_seating_equally"] and data["fair_share"] == pytest.approx(2 / 3, abs=1e-4)
+    (record,) = tmp_path.glob("liars-dice-table-*.jsonl")
+    verified = runner.invoke(app, ["verify", str(record)])
+    assert verified.exit_code == 0, verified.output
+    assert _flat(verified.output).count("decisions ok") == 6
+
+
+def test_a_partial_cycle_of_seatings_is_pointed_out() -> None:
+    args = ["match", "liars-dice", "--bots", "bayes,type5,probability", "--games", "4"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "not a multiple of 6" in _flat(result.output)
+    assert "vs fair share" in result.output
+
+
+def test_a_gauntlet_can_be_run_against_chosen_personalities(tmp_path: Path) -> None:
+    args = ["liars-dice", "gauntlet", "--bot", "bayes", "--games", "6", "--json"]
+    result = runner.invoke(app, [*args, "--opponents", "type5, type23", "--plot", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [row["opponent"] for row in data["results"]] == ["type5", "type23"]
+    assert {p.name for p in tmp_path.iterdir()} == {
+        "bayes-vs-type5.png",
+        "bayes-vs-type23.png",
+        "bayes-gauntlet.png",
+    }
+    refused = runner.invoke(app, [*args, "--opponents", "type5,type33"])
+    assert refused.exit_code != 0
+    assert "type1 … type32" in _flat(refused.output)

@@ -1,4 +1,4 @@
-"""`arena match mahjong --server URL`: the same `players` figures as the in-process match."""
+"""`arena match … --server URL`: the same figures as the same match played in-process."""
 
 from __future__ import annotations
 
@@ -83,3 +83,16 @@ async def test_liars_dice_match_over_the_server_equals_the_in_process_match() ->
     assert {k: v for k, v in remote.items() if k != "seconds"} == {
         k: v for k, v in local.items() if k != "seconds"
     }
+
+
+async def test_a_liars_dice_table_over_the_server_equals_the_in_process_table() -> None:
+    names = ("bayes", "probability", "type23")
+    table = ["match", "liars-dice", "--games", "12", "--seed", "8", "--json"]
+    table += ["--bots", ",".join(names)]
+    local = await run_arena(*table)
+    async with running_server() as server:
+        bots = {name: make_bot("liars_dice", name, {"seed": "8"}, name=name) for name in names}
+        async with clients(ws_url(server), "liars_dice", bots):
+            remote = await run_arena(*table, "--server", ws_url(server))
+    assert remote["results"] == local["results"]
+    assert remote["decisions"] == local["decisions"]

@@ -1,0 +1,206 @@
+"""Liar's dice tables: two to five bots at one table for a series of games, every seating in turn.
+
+Game k seats the bots in the (k mod N!)-th ordering of `itertools.permutations` (N bots), and
+seat 0 opens it; so over any multiple of N! games every bot sits in every seat, behind and ahead
+of every other bot equally often, and opens as often as any other. Who sits next to whom matters
+in a common-hand game (a bot answers the bid of the seat before it), which is why every ordering
+is played, not only the N rotations of one. Game k rolls the dice of game index k.
+
+Each bot's score is the share of its games it is among the winners: in a single-round game
+everyone but the loser of the challenge, in a dice-loss series the last seat with dice. The fair
+share — what every bot would get if all were equally strong — is the mean of (winners / N) over
+the games, the same for every bot; the Wilson 95% interval of a bot's share tells whether it
+lies above or below that. Games are independent (fresh dice, bots that may learn but are not
+reset), so the interval is the plain binomial one.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import permutations
+from typing import Any
+
+from arena.dealing import MatchSeed
+from arena.errors import ArenaError
+from arena.games.liars_dice import LiarsDiceRules
+from arena.matches.stats import Interval, proportion_interval
+from arena.records import Recorder
+from arena.transports.base import Seat
+
+MAX_SEATS = 5
+"""The engine's upper bound on seats (and a bound on N!, the games of one full cycle)."""
+
+
+class TableError(ArenaError, ValueError):
+    """A table that cannot be played as asked (too few bots, a ruleset for another number)."""
+
+
+def seating(game: int, seats: int) -> tuple[int, ...]:
+    """Which bot sits at each seat in game ``game``: the (game mod seats!)-th permutation."""
+    cycle = math.factorial(seats)
+    return _orderings(seats)[game % cycle]
+
+
+def _orderings(seats: int) -> list[tuple[int, ...]]:
+    return list(permutations(range(seats)))
+
+
+def table_names(bots: Sequence[str]) -> list[str]:
+    """Seat names for in-process bots: a strategy named more than once gets ``#1``, ``#2`` … so
+    that its copies keep apart (their random streams and learnt tables are keyed by name)."""
+    return [
+        f"{name}#{bots[: i + 1].count(name)}" if bots.count(name) > 1 else name
+        for i, name in enumerate(bots)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class TableStanding:
+    bot: str
+    games: int
+    wins: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    def interval(self) -> Interval:
+        return proportion_interval(self.wins, self.games)
+
+
+@dataclass
+class TableReport:
+    bots: list[str]
+    games: int
+    seed: str
+    rules: dict[str, Any]
+    standings: list[TableStanding]
+    fair_share: float
+    decisions: int
+    seconds: float
+    won: list[tuple[int, ...]] = field(default_factory=list, repr=False)
+    """Game by game, the bots (by index into `bots`) among the winners."""
+
+    @property
+    def seatings(self) -> int:
+        """The games of one full cycle of seatings (N!)."""
+        return math.factorial(len(self.bots))
+
+    def verdict(self, standing: TableStanding) -> str:
+        """``above`` / ``below`` the fair share when the 95% interval excludes it, else ``even``."""
+        interval = standing.interval()
+        if not interval.excludes(self.fair_share):
+            return "even"
+        return "above" if standing.win_rate > self.fair_share else "below"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bots": self.bots,
+            "games": self.games,
+            "seed": self.seed,
+            "rules": self.rules,
+            "seatings": self.seatings,
+            "every_seating_equally": self.games % self.seatings == 0,
+            "fair_share": round(self.fair_share, 4),
+            "results": [
+                {
+                    "bot": s.bot,
+                    "wins": s.wins,
+                    "games": s.games,
+                    "win_rate": round(s.win_rate, 4),
+                    "win_rate_ci95": s.interval().to_json(),
+                    "verdict": self.verdict(s),
+                }
+                for s in self.standings
+            ],
+            "decisions": self.decisions,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+async def run_table(
+    names: Sequence[str],
+    seats: Sequence[Seat],
+    games: int,
+    seed_text: str,
+    *,
+    rules: LiarsDiceRules | None = None,
+    progress: Callable[[int], None] | None = None,
+    recorder: Recorder | None = None,
+    deadline_ms: int = 5000,
+) -> TableReport:
+    """``games`` games through the referee between ``seats`` (bot i at ``seats[i]``, named
+    ``names[i]``: in-process bots or bots on a server), each game in the next seating."""
+    from arena.bench.liars_dice import play_seats
+
+    count = len(seats)
+    if not 2 <= count <= MAX_SEATS or len(names) != count:
+        raise TableError(f"a liar's dice table seats 2 to {MAX_SEATS} bots, got {count}")
+    if len(set(names)) != count:
+        raise TableError(f"the bots at a table need distinct names, got {list(names)}")
+    rules = rules or LiarsDiceRules(players=count)
+    if rules.players != count:
+        raise TableError(
+            f"the ruleset has players = {rules.players} but {count} bots were named: "
+            f"name {rules.players} bots or use a ruleset for {count}"
+        )
+    seed = MatchSeed.from_text(seed_text)
+    orderings = _orderings(count)
+    wins = [0] * count
+    won: list[tuple[int, ...]] = []
+    winner_share = 0.0
+    decisions = 0
+    started = time.perf_counter()
+    for k in range(games):
+        order = orderings[k % len(orderings)]
+        result, used = await play_seats(
+            [seats[i] for i in order],
+            [names[i] for i in order],
+            seed,
+            game_index=k,
+            first=0,
+            rules=rules,
+            match_id="table",
+            deadline_ms=deadline_ms,
+            recorder=recorder,
+        )
+        winners = tuple(sorted(order[s] for s in result.winners))
+        for bot in winners:
+            wins[bot] += 1
+        won.append(winners)
+        winner_share += len(winners) / count
+        decisions += used
+        if progress is not None:
+            progress(1)
+    standings = [TableStanding(names[i], games, wins[i]) for i in range(count)]
+    return TableReport(
+        list(names),
+        games,
+        seed_text,
+        dict(rules.to_mapping()),
+        standings,
+        winner_share / games if games else 0.0,
+        decisions,
+        time.perf_counter() - started,
+        won,
+    )
+
+
+def in_process_seats(
+    strategies: Sequence[str], seed_text: str, configs: Mapping[str, Mapping[str, Any]]
+) -> tuple[list[str], list[Seat]]:
+    """Build the in-process bots of a table: the names (copies numbered, `table_names`) and their
+    seats; ``configs`` maps a strategy name to its options."""
+    from arena.bench.liars_dice import make_ld_bot
+    from arena.transports.inprocess import InProcessSeat
+
+    names = table_names(strategies)
+    seats: list[Seat] = []
+    for strategy, name in zip(strategies, names, strict=True):
+        bot = make_ld_bot(strategy, {"seed": seed_text, **dict(configs.get(strategy, {}))})
+        bot.name = name
+        seats.append(InProcessSeat(bot))
+    return names, seats
