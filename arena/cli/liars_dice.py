@@ -113,9 +113,8 @@ def gauntlet(
         if unknown or not picked:
             fail(f"--opponents takes personalities type1 … type32, got {opponents!r}")
     options = _bot_config(config, bot)
-    label = f"{bot} vs {len(picked)} personalities" if opponents else f"{bot} vs 32 personalities"
     try:
-        with _progress(games * len(picked), label) as advance:
+        with _progress(games * len(picked), f"{bot} vs {len(picked)} personalities") as advance:
             result = run_gauntlet(
                 bot,
                 games,
