@@ -25,6 +25,7 @@ from typing import Any, Literal
 from arena.dealing import MatchSeed
 from arena.games.base import GameResult
 from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
+from arena.matches.stats import Interval, mean_interval
 from arena.records import Recorder
 from arena.transports.base import Seat
 from bots.liars_dice import PERSONALITIES, LiarsDiceBot
@@ -278,6 +279,33 @@ def run_gauntlet(
             )
         )
     return Gauntlet(bot_name, games, seed_text, duels, time.perf_counter() - started, driver)
+
+
+@dataclass(frozen=True)
+class Gain:
+    """A gauntlet beside a baseline's run on the same seed and opponents. Game k against a
+    personality deals the same dice to both bots in the same seats, so the games pair up; the
+    gain is the mean of the game-by-game differences (won minus won, −1, 0 or 1) — the
+    difference of the two mean win rates — with its Student-t 95% interval."""
+
+    bot: Gauntlet
+    baseline: Gauntlet
+
+    def interval(self) -> Interval:
+        pairs = zip(self.bot.duels, self.baseline.duels, strict=True)
+        diffs = [
+            float(won) - float(base_won)
+            for duel, base in pairs
+            for won, base_won in zip(duel.outcomes, base.outcomes, strict=True)
+        ]
+        return mean_interval(diffs)
+
+    def to_json(self) -> dict[str, Any]:
+        base = self.baseline.to_json()
+        return {
+            "baseline": {key: base[key] for key in ("bot", "results", "mean", "min", "give_ups")},
+            "gain": self.interval().to_json(),
+        }
 
 
 # -- matches between two named bots -----------------------------------------------------------

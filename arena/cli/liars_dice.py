@@ -25,7 +25,15 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from arena.bench.liars_dice import Driver, plot_trends, run_bench, run_gauntlet, run_match
+from arena.bench.liars_dice import (
+    Driver,
+    Gain,
+    Gauntlet,
+    plot_trends,
+    run_bench,
+    run_gauntlet,
+    run_match,
+)
 from arena.cli.common import fail, print_json
 from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.errors import ArenaError
@@ -102,6 +110,15 @@ def gauntlet(
     opponents: str | None = typer.Option(
         None, "--opponents", help="only these personalities, comma-separated (e.g. type5,type23)"
     ),
+    baseline: str | None = typer.Option(
+        None,
+        "--baseline",
+        help="also run this bot on the same dice and give BOT's gain over it with a 95% "
+        "interval (paired game by game)",
+    ),
+    baseline_config: Path | None = typer.Option(
+        None, "--baseline-config", help="the baseline's config (TOML)"
+    ),
 ) -> None:
     if driver not in ("referee", "direct"):
         fail(f"--driver must be 'referee' or 'direct', not {driver!r}")
@@ -112,44 +129,75 @@ def gauntlet(
         unknown = [name for name in picked if name not in PERSONALITIES]
         if unknown or not picked:
             fail(f"--opponents takes personalities type1 … type32, got {opponents!r}")
+    if baseline_config is not None and baseline is None:
+        fail("--baseline-config needs --baseline")
     options = _bot_config(config, bot)
+    base_options = _bot_config(baseline_config, baseline) if baseline is not None else {}
+    runs = [(bot, options)] + ([(baseline, base_options)] if baseline is not None else [])
+    results = []
     try:
-        with _progress(games * len(picked), f"{bot} vs {len(picked)} personalities") as advance:
-            result = run_gauntlet(
-                bot,
-                games,
-                seed,
-                config=options,
-                opponents=picked,
-                driver=chosen,
-                progress=advance,
-            )
+        for name, settings in runs:
+            with _progress(games * len(picked), f"{name} vs {len(picked)} personalities") as step:
+                results.append(
+                    run_gauntlet(
+                        name,
+                        games,
+                        seed,
+                        config=settings,
+                        opponents=picked,
+                        driver=chosen,
+                        progress=step,
+                    )
+                )
     except (UnknownBotError, ConfigError, ArenaError) as exc:
         fail(str(exc))
+    result = results[0]
+    gain = Gain(result, results[1]) if len(results) > 1 else None
     written = plot_trends(result, plot) if plot is not None else []
     if json_output:
-        print_json(result.to_json())
+        print_json(result.to_json() | (gain.to_json() if gain is not None else {}))
     else:
-        table = Table(title=f"{bot}: {games} games against each personality (seed {seed})")
-        table.add_column("opponent")
-        table.add_column("traits", no_wrap=True)
-        table.add_column("wins", justify="right")
-        table.add_column("win rate", justify="right")
-        for duel in result.duels:
-            style = "" if duel.win_rate >= 0.55 else "bold red"
-            table.add_row(
-                duel.opponent,
-                PERSONALITIES[duel.opponent].short(),
-                f"{duel.wins}/{duel.games}",
-                f"[{style}]{duel.win_rate:.1%}[/]" if style else f"{duel.win_rate:.1%}",
-            )
-        out.print(table)
-        out.print(
-            f"mean {result.mean:.1%}, lowest {min(d.win_rate for d in result.duels):.1%}; "
-            f"{result.games_per_second:.0f} games/s ({result.driver} driver)"
-        )
+        _show_gauntlet(result, gain, seed)
     for path in written[-1:]:
         err.print(f"wrote {len(written)} charts to {path.parent} (overview: {path.name})")
+
+
+def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str) -> None:
+    table = Table(
+        title=f"{result.bot}: {result.games} games against each personality (seed {seed})"
+    )
+    table.add_column("opponent")
+    if gain is None:  # beside a baseline the traits would not fit 80 columns
+        table.add_column("traits", no_wrap=True)
+    table.add_column("wins", justify="right")
+    table.add_column("win rate", justify="right")
+    if gain is not None:
+        table.add_column(gain.baseline.bot, justify="right")
+        table.add_column("gain", justify="right")
+    for k, duel in enumerate(result.duels):
+        style = "" if duel.win_rate >= 0.55 else "bold red"
+        row = [
+            duel.opponent,
+            *([PERSONALITIES[duel.opponent].short()] if gain is None else []),
+            f"{duel.wins}/{duel.games}",
+            f"[{style}]{duel.win_rate:.1%}[/]" if style else f"{duel.win_rate:.1%}",
+        ]
+        if gain is not None:
+            base = gain.baseline.duels[k].win_rate
+            row += [f"{base:.1%}", f"{100 * (duel.win_rate - base):+.1f}"]
+        table.add_row(*row)
+    out.print(table)
+    out.print(
+        f"mean {result.mean:.1%}, lowest {min(d.win_rate for d in result.duels):.1%}; "
+        f"{result.games_per_second:.0f} games/s ({result.driver} driver)"
+    )
+    if gain is not None:
+        interval = gain.interval()
+        out.print(
+            f"{gain.baseline.bot}: mean {gain.baseline.mean:.1%}; gain of {result.bot} "
+            f"{100 * interval.estimate:+.2f} points, 95% interval "
+            f"[{100 * interval.low:+.2f}, {100 * interval.high:+.2f}] (paired by game)"
+        )
 
 
 @ld_app.command("personalities")

@@ -131,3 +131,18 @@ def test_a_gauntlet_can_be_run_against_chosen_personalities(tmp_path: Path) -> N
     refused = runner.invoke(app, [*args, "--opponents", "type5,type33"])
     assert refused.exit_code != 0
     assert "type1 … type32" in _flat(refused.output)
+
+
+def test_a_gauntlet_beside_a_baseline_gives_the_paired_gain() -> None:
+    args = ["liars-dice", "gauntlet", "--bot", "bayes", "--games", "10", "--opponents", "type5"]
+    result = runner.invoke(app, [*args, "--baseline", "random-guess", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["baseline"]["bot"] == "random-guess"
+    assert data["gain"]["estimate"] == pytest.approx(
+        data["mean"] - data["baseline"]["mean"], abs=1e-3
+    )
+    shown = runner.invoke(app, [*args, "--baseline", "random-guess"])
+    assert "gain of bayes" in _flat(shown.output)
+    refused = runner.invoke(app, [*args, "--baseline-config", "x.toml"])
+    assert refused.exit_code != 0 and "--baseline-config needs --baseline" in _flat(refused.output)
