@@ -291,6 +291,15 @@ class Gain:
     bot: Gauntlet
     baseline: Gauntlet
 
+    def __post_init__(self) -> None:
+        shape = (self.bot.seed, self.bot.games, [d.opponent for d in self.bot.duels])
+        base = (self.baseline.seed, self.baseline.games, [d.opponent for d in self.baseline.duels])
+        if shape != base:
+            raise ValueError(
+                "a gain pairs two gauntlets of the same seed, games and opponents: "
+                f"{shape} against {base}"
+            )
+
     def interval(self) -> Interval:
         pairs = zip(self.bot.duels, self.baseline.duels, strict=True)
         diffs = [
