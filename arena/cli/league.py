@@ -8,17 +8,9 @@ from pathlib import Path
 import typer
 from rich import box
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
-from arena.cli.common import fail, print_json
+from arena.cli.common import fail, print_json, progress_bar
 from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig, load_league
 from arena.leagues.outcomes import MatchOutcome
@@ -185,14 +177,7 @@ def _report(config: LeagueConfig, run: LeagueRun, db: Path) -> None:
 
 
 def _play(config: LeagueConfig, store: ResultStore, *, restart: bool, quiet: bool) -> LeagueRun:
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=err, transient=True, disable=quiet) as progress:
+    with progress_bar(err, transient=True, disable=quiet) as progress:
         games_task = progress.add_task(f"{config.name}: games", total=None)
         counts = {"finished": 0, "todo": 0}
 

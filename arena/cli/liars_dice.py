@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import re
 import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,14 +14,6 @@ from typing import Any
 import typer
 from rich import box
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from arena.bench.liars_dice import (
@@ -34,7 +25,7 @@ from arena.bench.liars_dice import (
     run_gauntlet,
     run_match,
 )
-from arena.cli.common import fail, print_json
+from arena.cli.common import fail, print_json, progress_bar, record_path
 from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.errors import ArenaError
 from arena.games.errors import GameError
@@ -48,7 +39,6 @@ ld_app = typer.Typer(
     help="Liar's dice experiments (seed 002): the gauntlet against the 32 personalities.",
     no_args_is_help=True,
 )
-_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
@@ -61,14 +51,7 @@ DRIVER_HELP = (
 
 @contextmanager
 def _progress(total: int, label: str) -> Iterator[Any]:
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=err, transient=False) as progress:
+    with progress_bar(err, transient=False) as progress:
         task = progress.add_task(label, total=total)
         yield lambda n: progress.advance(task, n)
 
@@ -264,7 +247,7 @@ def _recorder(directory: Path | None, kind: str, seed: str) -> Iterator[JsonlRec
     if directory is None:
         yield None
         return
-    path = directory / f"liars-dice-{kind}-{_SAFE.sub('_', seed)[:48] or 'seed'}.jsonl"
+    path = record_path(directory, f"liars-dice-{kind}", seed)
     path.unlink(missing_ok=True)
     recorder = JsonlRecorder(path)
     try:

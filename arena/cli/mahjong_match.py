@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -12,11 +11,10 @@ import typer
 from rich import box
 from rich.cells import cell_len
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from arena.bench.mahjong_match import TARGET_SECONDS, run_match_bench
-from arena.cli.common import fail, print_json
+from arena.cli.common import fail, print_json, progress_bar, record_path
 from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
@@ -39,24 +37,6 @@ from bots.registry import UnknownBotError
 
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
-
-_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def _progress(total: int) -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    )
-
-
-def _record_path(directory: Path, seed: str) -> Path:
-    name = _SAFE.sub("_", seed)[:48] or "seed"
-    return directory / f"mahjong-{name}.jsonl"
 
 
 def _show(result: MatchResult, title: str) -> None:
@@ -158,12 +138,12 @@ def match_mahjong(
             "round is partial, so not every player receives every starting hand"
         )
     results: list[MatchResult] = []
-    with _progress(games * matches) as progress:
+    with progress_bar(err, transient=True, remaining=False) as progress:
         task = progress.add_task("mahjong", total=games * matches)
         for k, spec in enumerate(specs):
             recorder = None
             if record is not None:
-                path = _record_path(record, spec.seed)
+                path = record_path(record, "mahjong", spec.seed)
                 path.unlink(missing_ok=True)
                 recorder = JsonlRecorder(path)
 
@@ -223,7 +203,7 @@ def bench_mahjong_match(
         rules = load_ruleset(ruleset)
     except ArenaError as exc:
         fail(str(exc))
-    with _progress(2 * games) as progress:
+    with progress_bar(err, transient=True, remaining=False) as progress:
         task = progress.add_task("greedy, then random", total=2 * games)
         state = {"offset": 0}
 
