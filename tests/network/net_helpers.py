@@ -24,8 +24,12 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
+from arena.dealing import MatchSeed
+from arena.records import Recorder
+from arena.referee import PlayedGame, play_game
 from arena.server.app import ArenaServer, ServerConfig
 from arena.server.hub import Limits
+from arena.transports.base import Seat
 from bots.adapters import adapter_for
 from bots.base import Bot
 from bots.client import Backoff, BotClient
@@ -224,3 +228,29 @@ async def run_arena(*args: str) -> dict[str, Any]:
 def without_names(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A match's `players` figures without the bots' names (which differ by transport)."""
     return [{k: v for k, v in p.items() if k != "bot"} for p in players]
+
+
+DUEL = {"mode": "duel", "digits": 3, "alphabet": "123456789", "max_guesses": 20}
+"""The 1A2B duel the network tests play between "alice" and "bob"."""
+
+
+async def play_duel_game(
+    seats: list[Seat],
+    seed: str,
+    game_index: int = 0,
+    *,
+    deadline_s: float = 10.0,
+    recorder: Recorder | None = None,
+) -> PlayedGame:
+    """Game ``game_index`` (id ``g<index>``) of the 1A2B duel through the referee."""
+    return await play_game(
+        "bulls_cows",
+        seats,
+        rules=DUEL,
+        seed=MatchSeed.from_text(seed),
+        deal={"game_index": game_index},
+        players=["alice", "bob"],
+        game_id=f"g{game_index}",
+        deadline_ms=round(scaled(deadline_s * 1000)),
+        recorder=recorder,
+    )

@@ -23,6 +23,7 @@ from net_helpers import (
     clients,
     free_port,
     mosquitto,
+    play_duel_game,
     running_server,
     scaled,
     subprocess_env,
@@ -30,10 +31,8 @@ from net_helpers import (
     ws_url,
 )
 
-from arena.dealing import MatchSeed
 from arena.matches.mahjong import MatchSpec, play_match
 from arena.records import JsonlRecorder, read_lines, split_games
-from arena.referee import play_game
 from arena.replay import replay_game
 from arena.server.remote import RemoteTableError, remote_seats, server_status
 from arena.server.sessions import SessionState
@@ -43,7 +42,6 @@ from protocol.messages import Action, Error, Event, Request
 
 BOTS_SCRIPT = str(Path(PYTHON).with_name("bots"))
 ARENA_SCRIPT = str(Path(PYTHON).with_name("arena"))
-DUEL = {"mode": "duel", "digits": 3, "alphabet": "123456789", "max_guesses": 20}
 KILL_AFTER = 5
 """The victim is killed right after its fifth decision."""
 
@@ -225,17 +223,7 @@ async def test_a_dropped_connection_is_resumed_by_the_client(tmp_path: Path) -> 
                 async def series() -> list[tuple[float, ...]]:
                     scores = []
                     for k in range(3):
-                        played = await play_game(
-                            "bulls_cows",
-                            gated,
-                            rules=DUEL,
-                            seed=MatchSeed.from_text("drop"),
-                            deal={"game_index": k},
-                            players=["alice", "bob"],
-                            game_id=f"g{k}",
-                            deadline_ms=round(scaled(10_000)),
-                            recorder=recorder,
-                        )
+                        played = await play_duel_game(gated, "drop", k, recorder=recorder)
                         scores.append(played.result.scores)
                     return scores
 
@@ -307,17 +295,7 @@ async def test_sigterm_lets_running_tables_finish_then_stops(tmp_path: Path) -> 
             recorder = WatchingRecorder(record, watch)
             async with remote_seats(url, ["alice", "bob"], game="bulls_cows") as seats:
                 for k in range(4):
-                    await play_game(
-                        "bulls_cows",
-                        seats,
-                        rules=DUEL,
-                        seed=MatchSeed.from_text("drain"),
-                        deal={"game_index": k},
-                        players=["alice", "bob"],
-                        game_id=f"g{k}",
-                        deadline_ms=round(scaled(10_000)),
-                        recorder=recorder,
-                    )
+                    await play_duel_game(seats, "drain", k, recorder=recorder)
                     if k == 1:
                         with pytest.raises(RemoteTableError, match="shutting down"):
                             async with remote_seats(url, ["alice"], game="bulls_cows"):
@@ -352,16 +330,7 @@ async def test_a_second_signal_closes_at_once_and_the_referee_falls_back(tmp_pat
         async with clients(url, "bulls_cows", bots):
             recorder = WatchingRecorder(record, watch)
             async with remote_seats(url, ["alice", "bob"], game="bulls_cows") as seats:
-                played = await play_game(
-                    "bulls_cows",
-                    seats,
-                    rules=DUEL,
-                    seed=MatchSeed.from_text("force"),
-                    deal={"game_index": 0},
-                    players=["alice", "bob"],
-                    deadline_ms=round(scaled(10_000)),
-                    recorder=recorder,
-                )
+                played = await play_duel_game(seats, "force", recorder=recorder)
             recorder.close()
             async with asyncio.timeout(scaled(30)):
                 await process.wait()

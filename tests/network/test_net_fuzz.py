@@ -20,18 +20,15 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from net_helpers import clients, running_server, scaled, ws_url
+from net_helpers import clients, play_duel_game, running_server, scaled, ws_url
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.sync.client import connect
 
-from arena.dealing import MatchSeed
-from arena.referee import play_game
 from arena.server.app import ArenaServer
 from arena.server.remote import remote_seats
 from arena.transports.inprocess import InProcessSeat
 from bots.registry import make_bot
 
-DUEL = {"mode": "duel", "digits": 3, "alphabet": "123456789", "max_guesses": 20}
 GAMES = 12
 
 
@@ -48,16 +45,7 @@ async def series(seats: Any, pace: asyncio.Event | None = None) -> list[Any]:
         if pace is not None:
             # The table plays while the fuzzer works; it only waits for the fuzzer to start.
             await pace.wait()
-        played = await play_game(
-            "bulls_cows",
-            seats,
-            rules=DUEL,
-            seed=MatchSeed.from_text("fuzz"),
-            deal={"game_index": k},
-            players=["alice", "bob"],
-            game_id=f"g{k}",
-            deadline_ms=round(scaled(20_000)),
-        )
+        played = await play_duel_game(seats, "fuzz", k, deadline_s=20)
         results.append((played.result.scores, played.penalties))
     return results
 

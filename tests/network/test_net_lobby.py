@@ -13,6 +13,7 @@ from net_helpers import (
     LOOPBACK,
     RawPeer,
     clients,
+    play_duel_game,
     raw_peer,
     running_server,
     scaled,
@@ -20,15 +21,12 @@ from net_helpers import (
     ws_url,
 )
 
-from arena.dealing import MatchSeed
-from arena.referee import PlayedGame, play_game
+from arena.referee import PlayedGame
 from arena.server.app import ServerConfig, ServerConfigError
 from arena.server.auth import TokenStore, add_token, digest
 from arena.server.remote import RemoteTableError, remote_seats, server_status
 from arena.transports.base import Seat
 from bots.registry import make_bot
-
-DUEL = {"mode": "duel", "digits": 3, "alphabet": "123456789", "max_guesses": 20}
 
 
 def hello(name: str, **extra: Any) -> dict[str, Any]:
@@ -210,15 +208,7 @@ async def test_a_bot_that_does_not_play_the_game_is_refused_at_once() -> None:
 
 async def alice_bob_duel(seats: Sequence[Seat], seed: str) -> PlayedGame:
     """One 1A2B duel between the seats of alice and bob, with a generous deadline."""
-    return await play_game(
-        "bulls_cows",
-        seats,
-        rules=DUEL,
-        seed=MatchSeed.from_text(seed),
-        deal={"game_index": 0},
-        players=["alice", "bob"],
-        deadline_ms=round(scaled(20_000)),
-    )
+    return await play_duel_game(seats, seed, deadline_s=20)
 
 
 async def _first_request(peer: RawPeer) -> dict[str, Any]:
