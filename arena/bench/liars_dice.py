@@ -19,13 +19,12 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from arena.dealing import MatchSeed
 from arena.games.base import GameResult
 from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
-from arena.matches.stats import Interval, mean_interval
+from arena.matches.stats import Interval, mean_interval, proportion_interval
 from arena.records import Recorder
 from arena.transports.base import Seat
 from bots.liars_dice import PERSONALITIES, LiarsDiceBot
@@ -157,12 +156,18 @@ class Duel:
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
 
+    def interval(self) -> Interval:
+        """The win rate with its Wilson 95% interval."""
+        return proportion_interval(self.wins, self.games)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "opponent": self.opponent,
             "wins": self.wins,
             "games": self.games,
             "win_rate": round(self.win_rate, 4),
+            "win_rate_ci95": self.interval().to_json(),
+            "decisions_per_game": round(self.decisions / self.games, 3) if self.games else 0.0,
         }
 
 
@@ -215,6 +220,10 @@ def play_duel(
     return duel
 
 
+FLOOR = 0.55
+"""The win rate DESIGN §7 asks of random-guess against every personality (the seed: 60–70%)."""
+
+
 @dataclass
 class Gauntlet:
     bot: str
@@ -228,12 +237,34 @@ class Gauntlet:
     def mean(self) -> float:
         return sum(d.win_rate for d in self.duels) / len(self.duels) if self.duels else 0.0
 
+    def mean_interval(self) -> Interval:
+        """The mean win rate with its Wilson 95% interval. Every duel has the same number of
+        games, so the mean of the rates is the rate over all games; taking those games as one
+        binomial sample slightly overstates the spread (the opponents differ), never understates
+        it."""
+        wins = sum(d.wins for d in self.duels)
+        return proportion_interval(wins, sum(d.games for d in self.duels))
+
+    def below(self, floor: float) -> list[Duel]:
+        """Duels won less often than ``floor``."""
+        return [d for d in self.duels if d.win_rate < floor]
+
+    def clearly_below(self, floor: float) -> list[Duel]:
+        """Duels whose whole 95% interval lies under ``floor``: a miss that more games of the
+        same bot would not turn into a pass."""
+        return [d for d in self.duels if d.interval().high < floor]
+
+    @property
+    def decisions_per_game(self) -> float:
+        games = sum(d.games for d in self.duels)
+        return sum(d.decisions for d in self.duels) / games if games else 0.0
+
     @property
     def games_per_second(self) -> float:
         total = sum(d.games for d in self.duels)
         return total / self.seconds if self.seconds > 0 else 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, floor: float = FLOOR) -> dict[str, Any]:
         return {
             "bot": self.bot,
             "games": self.games,
@@ -241,7 +272,14 @@ class Gauntlet:
             "driver": self.driver,
             "results": [d.to_json() for d in self.duels],
             "mean": round(self.mean, 4),
+            "mean_ci95": self.mean_interval().to_json(),
             "min": round(min((d.win_rate for d in self.duels), default=0.0), 4),
+            "floor": {
+                "rate": floor,
+                "below": [d.opponent for d in self.below(floor)],
+                "clearly_below": [d.opponent for d in self.clearly_below(floor)],
+            },
+            "decisions_per_game": round(self.decisions_per_game, 3),
             "seconds": round(self.seconds, 3),
             "games_per_second": round(self.games_per_second, 1),
             "give_ups": sum(d.give_ups for d in self.duels),
@@ -493,68 +531,3 @@ def run_bench(
         referee_decisions=referee_decisions,
         direct_decisions=direct_decisions,
     )
-
-
-# -- the seed's win-trend charts (圖 5.3) -----------------------------------------------------
-
-
-def plot_trends(gauntlet: Gauntlet, directory: Path) -> list[Path]:
-    """Cumulative wins against games played, between the slope-1/2 and slope-1 guide lines: one
-    PNG per opponent and one grid of them all."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-
-    def draw(ax: Any, duel: Duel, small: bool) -> None:
-        xs = range(1, duel.games + 1)
-        wins = 0
-        ys = []
-        for outcome in duel.outcomes:
-            wins += outcome
-            ys.append(wins)
-        ax.plot([0, duel.games], [0, duel.games], color="0.6", lw=0.8, ls="--", label="slope 1")
-        ax.plot(
-            [0, duel.games], [0, duel.games / 2], color="0.6", lw=0.8, ls=":", label="slope 1/2"
-        )
-        ax.plot(list(xs), ys, color="tab:blue", lw=1.2, label=f"{gauntlet.bot} wins")
-        ax.set_title(f"vs {duel.opponent}: {duel.win_rate:.1%}", fontsize=8 if small else 11)
-        ax.set_xlim(0, duel.games)
-        ax.set_ylim(0, duel.games)
-        if not small:
-            ax.set_xlabel("games played")
-            ax.set_ylabel("cumulative wins")
-            ax.legend(loc="upper left", fontsize=8)
-        else:
-            ax.tick_params(labelsize=6)
-
-    safe_bot = gauntlet.bot.replace("/", "_")
-    for duel in gauntlet.duels:
-        fig, ax = plt.subplots(figsize=(4.5, 4.0), dpi=100)
-        draw(ax, duel, small=False)
-        fig.tight_layout()
-        path = directory / f"{safe_bot}-vs-{duel.opponent}.png"
-        fig.savefig(path)
-        plt.close(fig)
-        written.append(path)
-    columns = 8
-    rows = (len(gauntlet.duels) + columns - 1) // columns
-    fig, axes = plt.subplots(rows, columns, figsize=(2.2 * columns, 2.2 * rows), dpi=100)
-    flat = list(axes.flat) if hasattr(axes, "flat") else [axes]
-    for ax, duel in zip(flat, gauntlet.duels, strict=False):
-        draw(ax, duel, small=True)
-    for ax in flat[len(gauntlet.duels) :]:
-        ax.set_visible(False)
-    fig.suptitle(
-        f"{gauntlet.bot}: {gauntlet.games} games per personality, mean {gauntlet.mean:.1%} "
-        f"(seed {gauntlet.seed})"
-    )
-    fig.tight_layout()
-    path = directory / f"{safe_bot}-gauntlet.png"
-    fig.savefig(path)
-    plt.close(fig)
-    written.append(path)
-    return written

@@ -17,26 +17,29 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.bench.liars_dice import (
+    FLOOR,
     Driver,
     Gain,
     Gauntlet,
-    plot_trends,
     run_bench,
     run_gauntlet,
     run_match,
 )
+from arena.bench.liars_dice_charts import plot_trends
 from arena.cli.common import fail, print_json, progress_bar, record_path
 from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.errors import ArenaError
 from arena.games.errors import GameError
 from arena.games.liars_dice import LiarsDiceRules, load_ruleset
 from arena.matches.liars_dice import MAX_SEATS, in_process_seats, run_table
+from arena.matches.stats import Interval
 from arena.records import JsonlRecorder
-from bots.liars_dice import PERSONALITIES, ConfigError
+from bots.liars_dice import PERSONALITIES, ConfigError, ModelError, load_model
 from bots.registry import UnknownBotError, make_bot
 
 ld_app = typer.Typer(
-    help="Liar's dice experiments (seed 002): the gauntlet against the 32 personalities.",
+    help="Liar's dice experiments (seed 002): the gauntlet against the 32 personalities, the "
+    "Bayesian player's learnt tables.",
     no_args_is_help=True,
 )
 out = Console(highlight=False)
@@ -102,6 +105,14 @@ def gauntlet(
     baseline_config: Path | None = typer.Option(
         None, "--baseline-config", help="the baseline's config (TOML)"
     ),
+    floor: float = typer.Option(
+        FLOOR,
+        "--floor",
+        min=0.0,
+        max=1.0,
+        help="list the personalities won against less often than this, and those whose whole "
+        "95% interval lies under it (default: DESIGN §7's 55% against every personality)",
+    ),
 ) -> None:
     if driver not in ("referee", "direct"):
         fail(f"--driver must be 'referee' or 'direct', not {driver!r}")
@@ -138,41 +149,54 @@ def gauntlet(
     gain = Gain(result, results[1]) if len(results) > 1 else None
     written = plot_trends(result, plot) if plot is not None else []
     if json_output:
-        print_json(result.to_json() | (gain.to_json() if gain is not None else {}))
+        print_json(result.to_json(floor) | (gain.to_json() if gain is not None else {}))
     else:
-        _show_gauntlet(result, gain, seed)
+        _show_gauntlet(result, gain, seed, floor)
     for path in written[-1:]:
         err.print(f"wrote {len(written)} charts to {path.parent} (overview: {path.name})")
 
 
-def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str) -> None:
+def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str, floor: float) -> None:
     table = Table(
         title=f"{result.bot}: {result.games} games against each personality (seed {seed})"
     )
+    # The traits need a wide terminal; beside a baseline they would not fit at all.
+    with_traits = gain is None and out.width >= 100
     table.add_column("opponent")
-    if gain is None:  # beside a baseline the traits would not fit 80 columns
+    if with_traits:
         table.add_column("traits", no_wrap=True)
     table.add_column("wins", justify="right")
     table.add_column("win rate", justify="right")
+    table.add_column("95% interval", justify="right")
     if gain is not None:
         table.add_column(gain.baseline.bot, justify="right")
         table.add_column("gain", justify="right")
     for k, duel in enumerate(result.duels):
-        style = "" if duel.win_rate >= 0.55 else "bold red"
+        style = "" if duel.win_rate >= floor else "bold red"
         row = [
             duel.opponent,
-            *([PERSONALITIES[duel.opponent].short()] if gain is None else []),
+            *([PERSONALITIES[duel.opponent].short()] if with_traits else []),
             f"{duel.wins}/{duel.games}",
             f"[{style}]{duel.win_rate:.1%}[/]" if style else f"{duel.win_rate:.1%}",
+            _span(duel.interval()),
         ]
         if gain is not None:
             base = gain.baseline.duels[k].win_rate
             row += [f"{base:.1%}", f"{100 * (duel.win_rate - base):+.1f}"]
         table.add_row(*row)
     out.print(table)
+    lowest = min(result.duels, key=lambda duel: duel.win_rate)
     out.print(
-        f"mean {result.mean:.1%}, lowest {min(d.win_rate for d in result.duels):.1%}; "
-        f"{result.games_per_second:.0f} games/s ({result.driver} driver)"
+        f"mean {result.mean:.1%} ({_span(result.mean_interval())}), lowest "
+        f"{lowest.win_rate:.1%} ({lowest.opponent})\n"
+        f"{result.decisions_per_game:.2f} decisions a game; {result.games_per_second:.0f} "
+        f"games/s ({result.driver} driver)"
+    )
+    below = [duel.opponent for duel in result.below(floor)]
+    clearly = [duel.opponent for duel in result.clearly_below(floor)]
+    out.print(
+        f"below {floor:.0%}: {', '.join(below) or 'none'}\n"
+        f"wholly below {floor:.0%} (its 95% interval too): {', '.join(clearly) or 'none'}"
     )
     if gain is not None:
         interval = gain.interval()
@@ -183,11 +207,84 @@ def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str) -> None:
         )
 
 
+def _span(interval: Interval) -> str:
+    return f"{interval.low:.1%}–{interval.high:.1%}"
+
+
 @ld_app.command("personalities")
 def personalities() -> None:
     """List the 32 test personalities and their traits."""
     for name, traits in PERSONALITIES.items():
         out.print(f"{name:>7}  {traits.describe()}")
+
+
+MODEL_HELP = (
+    "Show what the Bayesian player learnt about an opponent (seed 002 §4.3; the seed's 'show "
+    "profile', 圖 5.5): the tables it saved with the bot option tables_dir. PATH is one "
+    "<opponent>.json file or a directory of them. Probabilities are read as the player reads "
+    "them (smoothed, an unseen situation reads 1/2); trust is n/(n+10), the chance that the "
+    "player uses the network in that situation."
+)
+
+
+@ld_app.command("model", help=MODEL_HELP)
+def model_command(
+    path: Path = typer.Argument(..., help="a tables file, or a directory of them"),
+    json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    if path.is_dir():
+        files = sorted(path.glob("*.json"))
+        if not files:
+            fail(f"{path} holds no tables (*.json); the bayes option tables_dir writes them")
+    elif path.exists():
+        files = [path]
+    else:
+        fail(f"{path} does not exist")
+    try:
+        profiles = [load_model(file).profile() | {"file": str(file)} for file in files]
+    except ModelError as exc:
+        fail(str(exc))
+    if json_output:
+        print_json({"models": profiles})
+        return
+    for profile in profiles:
+        _show_profile(profile)
+
+
+def _show_profile(profile: dict[str, Any]) -> None:
+    openings = profile["its_openings"]
+    out.print(
+        f"[bold]{profile['opponent']}[/]: {profile['games']} games learnt ({profile['file']})\n"
+        f"its openings: {openings['seen']} seen, trust {openings['trust']:.2f}, "
+        f"lie {openings['p_lie']:.0%} (count − its dice of the face > 1)"
+    )
+    out.print("its answers to our bid of count A (圖 4.9):")
+    responses = Table(box=box.SIMPLE)
+    for column in ("A", "seen", "trust", "supports", "challenges s/u", "lies s/u"):
+        responses.add_column(column, justify="right")
+    for row in profile["its_responses"]:
+        responses.add_row(
+            str(row["our_count"]),
+            str(row["seen"]),
+            f"{row['trust']:.2f}",
+            f"{row['p_support']:.0%}",
+            f"{row['p_challenge_supported']:.0%} / {row['p_challenge_unsupported']:.0%}",
+            f"{row['p_lie_supported']:.0%} / {row['p_lie_unsupported']:.0%}",
+        )
+    out.print(responses)
+    out.print("our openings, challenged at once (圖 4.10b):")
+    ours = Table(box=box.SIMPLE)
+    for column in ("count", "seen", "trust", "challenged"):
+        ours.add_column(column, justify="right")
+    for row in profile["our_openings"]:
+        ours.add_row(
+            str(row["count"]), str(row["seen"]), f"{row['trust']:.2f}", f"{row['p_challenged']:.0%}"
+        )
+    out.print(ours)
+    out.print(
+        "supports: our count − its dice of our face < 3; lies: its count − its dice > 1\n"
+        "s/u: when its dice support our face / when they do not\n"
+    )
 
 
 MATCH_HELP = (

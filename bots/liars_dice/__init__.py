@@ -2,8 +2,9 @@
 model (§4.3), the 32 test personalities (§5.1, ``type1``…``type32``) and a probability-only
 baseline. Strategies are pure classes; `LiarsDiceBot` wraps one as a `Bot`."""
 
-from bots.liars_dice.bayes import Bayes, OpponentModel
+from bots.liars_dice.bayes import Bayes
 from bots.liars_dice.bot import BOTS, ConfigError, LiarsDiceBot
+from bots.liars_dice.opponent_model import ModelError, OpponentModel, load_model
 from bots.liars_dice.personality import PERSONALITIES, Personality, Probability, Traits
 from bots.liars_dice.random_guess import RandomGuess
 from bots.liars_dice.strategy import Strategy
@@ -15,6 +16,7 @@ __all__ = [
     "Bayes",
     "ConfigError",
     "LiarsDiceBot",
+    "ModelError",
     "OpponentModel",
     "Personality",
     "Probability",
@@ -22,4 +24,5 @@ __all__ = [
     "Strategy",
     "TableView",
     "Traits",
+    "load_model",
 ]

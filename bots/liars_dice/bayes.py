@@ -32,158 +32,34 @@ Departures from the seed, each because the seed's text does not pin the point do
   random-guess. It learns nothing from a round in which someone re-rolled (§2.2 extension 2): the
   dice revealed at the end are not the ones the earlier bids were made on.
 
+The tables, how they are read and their file format are in `bots.liars_dice.opponent_model`.
+
 With ``guess="odds"`` (beyond the seed, its chapter 6) the challenge guess keeps the imagined
 count and draws the rest from the binomial odds of the free dice, conditioned on the limit.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 
 from arena.dealing import RandomStream
 from arena.games.liars_dice import FACES, Bid, face_counts
+from bots.liars_dice.opponent_model import (
+    OpponentModel,
+    check_tables_dir,
+    load_model,
+    model_path,
+    save_model,
+)
 from bots.liars_dice.random_guess import Guess, OddsFor, RandomGuess
 from bots.liars_dice.view import FACE_RANGE, TableView, chance, random_counts
 from protocol.games.liars_dice import Rerolled, Reveal
 
-MODEL_VERSION = 1
-TRUST_PRIOR = 10
-"""The 10 of the seed's trust threshold n/(n+10)."""
-
 Belief = Literal["sample", "threshold"]
-Cells = dict[str, list[int]]
-
-
-def _p(cell: list[int] | None, index: int) -> float:
-    """Laplace-smoothed probability of outcome ``index`` (0 or 1) in a two-outcome cell."""
-    if cell is None:
-        return 0.5
-    return (cell[index] + 1) / (cell[0] + cell[1] + 2)
-
-
-def _bump(cells: Cells, key: str, outcome: bool) -> None:
-    cells.setdefault(key, [0, 0])[int(outcome)] += 1
-
-
-@dataclass
-class OpponentModel:
-    """The learnt tables of the three networks against one opponent (raw counts)."""
-
-    opponent: str = "opponent"
-    games: int = 0
-    opening_lie: list[int] = field(default_factory=lambda: [0, 0])
-    """Its openings: [honest, lie] (圖 4.10a)."""
-    decisions: dict[str, int] = field(default_factory=dict)
-    """Its decisions facing our count A (the n of the trust threshold)."""
-    support: Cells = field(default_factory=dict)
-    """B | A: [not supporting, supporting]."""
-    challenge: Cells = field(default_factory=dict)
-    """E | A,B: [bid, challenge]."""
-    lie: Cells = field(default_factory=dict)
-    """C | A,B (its bids only): [honest, lie]."""
-    same_face: Cells = field(default_factory=dict)
-    """D | A,B,C (its bids only): [other face, our face]."""
-    our_openings: Cells = field(default_factory=dict)
-    """Our opening count → [not challenged, challenged] by it at once (圖 4.10b)."""
-
-    # -- inference ----------------------------------------------------------------------------
-
-    def trust_opening(self) -> float:
-        n = sum(self.opening_lie)
-        return n / (n + TRUST_PRIOR)
-
-    def trust_response(self, a: int) -> float:
-        n = self.decisions.get(str(a), 0)
-        return n / (n + TRUST_PRIOR)
-
-    def trust_our_opening(self, count: int) -> float:
-        n = sum(self.our_openings.get(str(count), [0, 0]))
-        return n / (n + TRUST_PRIOR)
-
-    def p_opening_lie(self) -> float:
-        return _p(self.opening_lie, 1)
-
-    def p_our_opening_challenged(self, count: int) -> float:
-        return _p(self.our_openings.get(str(count)), 1)
-
-    def posterior(self, a: int, same: bool) -> tuple[float, float]:
-        """(p(support), p(lie)) for an opponent bid answering our count ``a``."""
-        joint = [[0.0, 0.0], [0.0, 0.0]]
-        for b in (0, 1):
-            ab = f"{a},{b}"
-            base = _p(self.support.get(str(a)), b) * _p(self.challenge.get(ab), 0)
-            for c in (0, 1):
-                d = _p(self.same_face.get(f"{a},{b},{c}"), int(same))
-                joint[b][c] = base * _p(self.lie.get(ab), c) * d
-        total = sum(map(sum, joint))
-        return (joint[1][0] + joint[1][1]) / total, (joint[0][1] + joint[1][1]) / total
-
-    # -- training from a reveal ---------------------------------------------------------------
-
-    def learn(
-        self, bids: Sequence[tuple[int, Bid]], challenger: int, me: int, hand: list[int]
-    ) -> None:
-        """Update every table from one revealed round; ``hand`` is the opponent's dice by face."""
-        self.games += 1
-        for i, (seat, bid) in enumerate(bids):
-            if seat == me:
-                continue
-            lie = bid.count - hand[bid.face] > 1
-            if i == 0:
-                self.opening_lie[int(lie)] += 1
-                continue
-            ours = bids[i - 1][1]
-            b = self._observe_facing(ours, hand, challenged=False)
-            ab = f"{ours.count},{int(b)}"
-            _bump(self.lie, ab, lie)
-            _bump(self.same_face, f"{ab},{int(lie)}", bid.face == ours.face)
-        if challenger != me and bids and bids[-1][0] == me:
-            self._observe_facing(bids[-1][1], hand, challenged=True)
-        if bids and bids[0][0] == me:
-            _bump(self.our_openings, str(bids[0][1].count), len(bids) == 1 and challenger != me)
-
-    def _observe_facing(self, ours: Bid, hand: list[int], *, challenged: bool) -> bool:
-        a = str(ours.count)
-        b = ours.count - hand[ours.face] < 3
-        self.decisions[a] = self.decisions.get(a, 0) + 1
-        _bump(self.support, a, b)
-        _bump(self.challenge, f"{a},{int(b)}", challenged)
-        return b
-
-    # -- persistence --------------------------------------------------------------------------
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "version": MODEL_VERSION,
-            "opponent": self.opponent,
-            "games": self.games,
-            "opening_lie": self.opening_lie,
-            "decisions": self.decisions,
-            "support": self.support,
-            "challenge": self.challenge,
-            "lie": self.lie,
-            "same_face": self.same_face,
-            "our_openings": self.our_openings,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> OpponentModel:
-        if data.get("version") != MODEL_VERSION:
-            raise ValueError(f"liar's dice model version {data.get('version')!r} is not supported")
-        fields = {k: v for k, v in data.items() if k != "version"}
-        return cls(**fields)
-
-
-def model_path(directory: Path, opponent: str) -> Path:
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", opponent) or "_"
-    return directory / f"{safe}.json"
 
 
 class Bayes(RandomGuess):
@@ -204,6 +80,8 @@ class Bayes(RandomGuess):
         )
         self.belief: Belief = belief
         self.tables_dir = None if tables_dir is None else Path(tables_dir)
+        if self.tables_dir is not None:
+            check_tables_dir(self.tables_dir)
         self.models: dict[str, OpponentModel] = {}
         self.imagined = [0] * (FACES + 1)
         self.limits: list[int | None] = [None] * (FACES + 1)
@@ -231,7 +109,7 @@ class Bayes(RandomGuess):
             if self.tables_dir is not None:
                 path = model_path(self.tables_dir, name)
                 if path.exists():
-                    model = OpponentModel.from_json(json.loads(path.read_text(encoding="utf-8")))
+                    model = load_model(path)
             self.models[name] = model
         return model
 
@@ -242,7 +120,7 @@ class Bayes(RandomGuess):
         written = []
         for name, model in sorted(self.models.items()):
             path = model_path(directory, name)
-            path.write_text(json.dumps(model.to_json(), indent=1, sort_keys=True) + "\n")
+            save_model(model, path)
             written.append(path)
         return written
 

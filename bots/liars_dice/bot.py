@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from arena.dealing import MatchSeed
 from bots.base import Bot
 from bots.liars_dice.bayes import Bayes
+from bots.liars_dice.opponent_model import ModelError
 from bots.liars_dice.personality import PERSONALITIES, Personality, Probability
 from bots.liars_dice.random_guess import RandomGuess, check_guess_options
 from bots.liars_dice.strategy import Strategy
@@ -123,7 +124,11 @@ def _bayes(name: str, config: Mapping[str, Any]) -> Bot:
     belief = options.get("belief", "threshold")
     if belief not in ("sample", "threshold"):
         raise ConfigError(f"bot option 'belief' must be 'sample' or 'threshold', got {belief!r}")
-    return LiarsDiceBot(name, Bayes(**options), seed)
+    try:
+        strategy = Bayes(**options)
+    except ModelError as error:
+        raise ConfigError(f"bot option 'tables_dir': {error}") from error
+    return LiarsDiceBot(name, strategy, seed)
 
 
 def _probability(name: str, config: Mapping[str, Any]) -> Bot:

@@ -1,0 +1,307 @@
+"""What the Bayesian player (seed 002 §4.3) learns about one opponent, and its file format.
+
+The three networks are kept as raw counts (`OpponentModel`); probabilities are read from them
+Laplace-smoothed, so an unseen situation reads 1/2. Tables are saved per opponent as
+``<dir>/<opponent>.json`` (`ModelFile` is the format, checked on every load) and can be read back
+as the seed's "show profile" view (圖 5.5) with `profile` (``arena liars-dice model``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+
+from arena.games.liars_dice import Bid
+
+MODEL_VERSION: Literal[1] = 1
+TRUST_PRIOR = 10
+"""The 10 of the seed's trust threshold n/(n+10)."""
+
+Cells = dict[str, list[int]]
+
+
+class ModelError(ValueError):
+    """A tables file that cannot be used: unreadable, of another version, or malformed."""
+
+
+def _p(cell: list[int] | None, index: int) -> float:
+    """Laplace-smoothed probability of outcome ``index`` (0 or 1) in a two-outcome cell."""
+    if cell is None:
+        return 0.5
+    return (cell[index] + 1) / (cell[0] + cell[1] + 2)
+
+
+def _bump(cells: Cells, key: str, outcome: bool) -> None:
+    cells.setdefault(key, [0, 0])[int(outcome)] += 1
+
+
+def _trust(n: int) -> float:
+    return n / (n + TRUST_PRIOR)
+
+
+@dataclass
+class OpponentModel:
+    """The learnt tables of the three networks against one opponent (raw counts)."""
+
+    opponent: str = "opponent"
+    games: int = 0
+    opening_lie: list[int] = field(default_factory=lambda: [0, 0])
+    """Its openings: [honest, lie] (圖 4.10a)."""
+    decisions: dict[str, int] = field(default_factory=dict)
+    """Its decisions facing our count A (the n of the trust threshold)."""
+    support: Cells = field(default_factory=dict)
+    """B | A: [not supporting, supporting]."""
+    challenge: Cells = field(default_factory=dict)
+    """E | A,B: [bid, challenge]."""
+    lie: Cells = field(default_factory=dict)
+    """C | A,B (its bids only): [honest, lie]."""
+    same_face: Cells = field(default_factory=dict)
+    """D | A,B,C (its bids only): [other face, our face]."""
+    our_openings: Cells = field(default_factory=dict)
+    """Our opening count → [not challenged, challenged] by it at once (圖 4.10b)."""
+
+    # -- inference ----------------------------------------------------------------------------
+
+    def trust_opening(self) -> float:
+        return _trust(sum(self.opening_lie))
+
+    def trust_response(self, a: int) -> float:
+        return _trust(self.decisions.get(str(a), 0))
+
+    def trust_our_opening(self, count: int) -> float:
+        return _trust(sum(self.our_openings.get(str(count), [0, 0])))
+
+    def p_opening_lie(self) -> float:
+        return _p(self.opening_lie, 1)
+
+    def p_our_opening_challenged(self, count: int) -> float:
+        return _p(self.our_openings.get(str(count)), 1)
+
+    def posterior(self, a: int, same: bool) -> tuple[float, float]:
+        """(p(support), p(lie)) for an opponent bid answering our count ``a``."""
+        joint = [[0.0, 0.0], [0.0, 0.0]]
+        for b in (0, 1):
+            ab = f"{a},{b}"
+            base = _p(self.support.get(str(a)), b) * _p(self.challenge.get(ab), 0)
+            for c in (0, 1):
+                d = _p(self.same_face.get(f"{a},{b},{c}"), int(same))
+                joint[b][c] = base * _p(self.lie.get(ab), c) * d
+        total = sum(map(sum, joint))
+        return (joint[1][0] + joint[1][1]) / total, (joint[0][1] + joint[1][1]) / total
+
+    # -- training from a reveal ---------------------------------------------------------------
+
+    def learn(
+        self, bids: Sequence[tuple[int, Bid]], challenger: int, me: int, hand: list[int]
+    ) -> None:
+        """Update every table from one revealed round; ``hand`` is the opponent's dice by face."""
+        self.games += 1
+        for i, (seat, bid) in enumerate(bids):
+            if seat == me:
+                continue
+            lie = bid.count - hand[bid.face] > 1
+            if i == 0:
+                self.opening_lie[int(lie)] += 1
+                continue
+            ours = bids[i - 1][1]
+            b = self._observe_facing(ours, hand, challenged=False)
+            ab = f"{ours.count},{int(b)}"
+            _bump(self.lie, ab, lie)
+            _bump(self.same_face, f"{ab},{int(lie)}", bid.face == ours.face)
+        if challenger != me and bids and bids[-1][0] == me:
+            self._observe_facing(bids[-1][1], hand, challenged=True)
+        if bids and bids[0][0] == me:
+            _bump(self.our_openings, str(bids[0][1].count), len(bids) == 1 and challenger != me)
+
+    def _observe_facing(self, ours: Bid, hand: list[int], *, challenged: bool) -> bool:
+        a = str(ours.count)
+        b = ours.count - hand[ours.face] < 3
+        self.decisions[a] = self.decisions.get(a, 0) + 1
+        _bump(self.support, a, b)
+        _bump(self.challenge, f"{a},{int(b)}", challenged)
+        return b
+
+    # -- reading it: the seed's "show profile" ------------------------------------------------
+
+    def profile(self) -> dict[str, Any]:
+        """What the player believes of this opponent, as the player reads it: every probability
+        smoothed as in play, each with the trust n/(n+10) the situation has earned."""
+        responses = []
+        for a in sorted(self.decisions, key=int):
+            count = int(a)
+            row: dict[str, Any] = {
+                "our_count": count,
+                "seen": self.decisions[a],
+                "trust": round(self.trust_response(count), 4),
+                "p_support": round(_p(self.support.get(a), 1), 4),
+            }
+            for b, label in ((1, "supported"), (0, "unsupported")):
+                row[f"p_challenge_{label}"] = round(_p(self.challenge.get(f"{a},{b}"), 1), 4)
+                row[f"p_lie_{label}"] = round(_p(self.lie.get(f"{a},{b}"), 1), 4)
+            responses.append(row)
+        openings = [
+            {
+                "count": int(count),
+                "seen": sum(cell),
+                "trust": round(self.trust_our_opening(int(count)), 4),
+                "p_challenged": round(self.p_our_opening_challenged(int(count)), 4),
+            }
+            for count, cell in sorted(self.our_openings.items(), key=lambda item: int(item[0]))
+        ]
+        return {
+            "opponent": self.opponent,
+            "games": self.games,
+            "its_openings": {
+                "seen": sum(self.opening_lie),
+                "trust": round(self.trust_opening(), 4),
+                "p_lie": round(self.p_opening_lie(), 4),
+            },
+            "its_responses": responses,
+            "our_openings": openings,
+        }
+
+    # -- persistence --------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": MODEL_VERSION} | ModelFile.from_model(self).model_dump(
+            exclude={"version"}
+        )
+
+    @classmethod
+    def from_json(cls, data: Any) -> OpponentModel:
+        """The model in ``data`` (a parsed tables file); `ModelError` says what is wrong."""
+        if not isinstance(data, dict):
+            raise ModelError("a liar's dice tables file holds one JSON object")
+        if data.get("version") != MODEL_VERSION:
+            raise ModelError(
+                f"liar's dice model version {data.get('version')!r} is not supported "
+                f"(this arena reads version {MODEL_VERSION})"
+            )
+        try:
+            checked = ModelFile.model_validate(data)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(part) for part in issue['loc']) or 'file'}: {issue['msg']}"
+                for issue in error.errors()
+            )
+            raise ModelError(f"malformed liar's dice tables: {problems}") from None
+        return cls(**checked.model_dump(exclude={"version"}))
+
+
+Pair = Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=2, max_length=2)]
+
+_KEY_PATTERNS = {
+    "decisions": re.compile(r"\d+"),
+    "support": re.compile(r"\d+"),
+    "our_openings": re.compile(r"\d+"),
+    "challenge": re.compile(r"\d+,[01]"),
+    "lie": re.compile(r"\d+,[01]"),
+    "same_face": re.compile(r"\d+,[01],[01]"),
+}
+_KEY_FORMS = {
+    "decisions": "A",
+    "support": "A",
+    "our_openings": "A",
+    "challenge": "A,B",
+    "lie": "A,B",
+    "same_face": "A,B,C",
+}
+
+
+class ModelFile(BaseModel):
+    """The JSON of one opponent's tables (``<tables_dir>/<opponent>.json``). Cells are
+    ``[outcome 0, outcome 1]`` counts keyed by the network's parents: A (our count, a number), B
+    and C (0 or 1) joined by commas."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = 1
+    opponent: str
+    games: int = Field(ge=0)
+    opening_lie: Pair
+    decisions: dict[str, Annotated[int, Field(ge=0)]]
+    support: dict[str, Pair]
+    challenge: dict[str, Pair]
+    lie: dict[str, Pair]
+    same_face: dict[str, Pair]
+    our_openings: dict[str, Pair]
+
+    @field_validator(*_KEY_PATTERNS)
+    @classmethod
+    def _keys(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        name = info.field_name or ""
+        bad = [key for key in value if not _KEY_PATTERNS[name].fullmatch(key)]
+        if bad:
+            raise ValueError(f"keys must read {_KEY_FORMS[name]}, got {bad[:3]}")
+        return value
+
+    @classmethod
+    def from_model(cls, model: OpponentModel) -> ModelFile:
+        return cls(
+            opponent=model.opponent,
+            games=model.games,
+            opening_lie=list(model.opening_lie),
+            decisions=dict(model.decisions),
+            support={k: list(v) for k, v in model.support.items()},
+            challenge={k: list(v) for k, v in model.challenge.items()},
+            lie={k: list(v) for k, v in model.lie.items()},
+            same_face={k: list(v) for k, v in model.same_face.items()},
+            our_openings={k: list(v) for k, v in model.our_openings.items()},
+        )
+
+
+def model_path(directory: Path, opponent: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", opponent) or "_"
+    return directory / f"{safe}.json"
+
+
+def load_model(path: Path) -> OpponentModel:
+    """One tables file; `ModelError` names the file and what is wrong with it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ModelError(f"cannot read {path}: {error.strerror or error}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ModelError(f"{path} is not JSON: {error}") from None
+    try:
+        return OpponentModel.from_json(data)
+    except ModelError as error:
+        raise ModelError(f"{path}: {error}") from None
+
+
+def check_tables_dir(directory: Path) -> None:
+    """Refuse a tables directory that is a file, or holds a tables file that cannot be read,
+    before any game is played with it (a missing directory is fine: it is made on first save)."""
+    if directory.exists() and not directory.is_dir():
+        raise ModelError(f"tables_dir {directory} is not a directory")
+    for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+        load_model(path)
+
+
+def save_model(model: OpponentModel, path: Path) -> None:
+    """Write the tables to ``path`` atomically: a run stopped mid-write leaves the previous
+    tables, never half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(model.to_json(), indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,74 @@
+"""The gauntlet's statistics: a Wilson interval per personality and for the mean, and the floor
+check that tells a miss the games prove from one that is within noise."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.bench.liars_dice import FLOOR, Duel, Gauntlet
+from arena.cli.main import app
+from arena.matches.stats import proportion_interval
+
+runner = CliRunner()
+
+
+def _duel(opponent: str, wins: int, games: int, decisions: int = 0) -> Duel:
+    return Duel(opponent, [True] * wins + [False] * (games - wins), decisions=decisions)
+
+
+def _gauntlet() -> Gauntlet:
+    duels = [
+        _duel("type1", 300, 500, decisions=1500),  # 60%: above the floor
+        _duel("type5", 260, 500, decisions=1600),  # 52%: below, the interval reaches 55%
+        _duel("type7", 230, 500, decisions=1400),  # 46%: the whole interval below 55%
+    ]
+    return Gauntlet("random-guess", 500, "1", duels, seconds=1.0, driver="direct")
+
+
+def test_each_duel_has_its_wilson_interval() -> None:
+    duel = _duel("type5", 260, 500)
+    interval = duel.interval()
+    assert interval == proportion_interval(260, 500)
+    assert interval.low < 0.52 < 0.55 < interval.high
+    row = duel.to_json()
+    assert row["win_rate_ci95"]["low"] == round(interval.low, 4)
+    assert row["win_rate_ci95"]["high"] == round(interval.high, 4)
+
+
+def test_the_floor_separates_a_proven_miss_from_noise() -> None:
+    gauntlet = _gauntlet()
+    assert [d.opponent for d in gauntlet.below(FLOOR)] == ["type5", "type7"]
+    assert [d.opponent for d in gauntlet.clearly_below(FLOOR)] == ["type7"]
+    assert gauntlet.below(0.4) == gauntlet.clearly_below(0.4) == []
+
+
+def test_the_mean_interval_is_over_every_game() -> None:
+    gauntlet = _gauntlet()
+    interval = gauntlet.mean_interval()
+    assert interval.estimate == pytest.approx(gauntlet.mean) == (300 + 260 + 230) / 1500
+    assert interval == proportion_interval(790, 1500)
+    assert gauntlet.decisions_per_game == 4500 / 1500
+
+
+def test_the_json_carries_the_intervals_and_the_floor() -> None:
+    data = _gauntlet().to_json(0.55)
+    assert data["floor"] == {"rate": 0.55, "below": ["type5", "type7"], "clearly_below": ["type7"]}
+    assert data["mean_ci95"]["low"] < data["mean"] < data["mean_ci95"]["high"]
+    assert [row["decisions_per_game"] for row in data["results"]] == [3.0, 3.2, 2.8]
+    assert data["decisions_per_game"] == 3.0
+
+
+def test_the_command_reports_the_floor() -> None:
+    args = ["liars-dice", "gauntlet", "--games", "20", "--opponents", "type9,type5"]
+    data = json.loads(runner.invoke(app, [*args, "--floor", "1", "--json"]).stdout)
+    assert data["floor"]["rate"] == 1.0
+    assert data["floor"]["below"] == ["type9", "type5"]  # nobody wins every game of 20 here
+    text = runner.invoke(app, [*args, "--floor", "0"])
+    assert text.exit_code == 0, text.output
+    assert "below 0%: none" in text.output
+    assert "95% interval" in text.output
+    refused = runner.invoke(app, [*args, "--floor", "1.5"])
+    assert refused.exit_code == 2
