@@ -369,6 +369,10 @@ class MatchReport:
     a_won: list[bool] = field(default_factory=list, repr=False)
     """Game by game, whether A won (what a league stores)."""
 
+    def interval(self) -> Interval:
+        """A's win rate with its Wilson 95% interval."""
+        return proportion_interval(self.wins_a, self.games)
+
     def to_json(self) -> dict[str, Any]:
         rate = self.wins_a / self.games if self.games else 0.0
         return {
@@ -378,6 +382,7 @@ class MatchReport:
             "wins_a": self.wins_a,
             "wins_b": self.games - self.wins_a,
             "win_rate_a": round(rate, 4),
+            "win_rate_a_ci95": self.interval().to_json(),
             "decisions": self.decisions,
             "seconds": round(self.seconds, 3),
         }

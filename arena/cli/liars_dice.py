@@ -408,10 +408,16 @@ def _duel(
     if json_output:
         print_json(data)
         return
+    interval = report.interval()
+    verdict = (
+        "no difference shown: the interval holds 50%"
+        if not interval.excludes(0.5)
+        else f"{a if interval.low > 0.5 else b} is the stronger"
+    )
     out.print(
-        f"{a} {data['wins_a']} – {data['wins_b']} {b} over {games} games "
-        f"({data['win_rate_a']:.1%} for {a}); {data['decisions']} decisions in "
-        f"{data['seconds']:.1f} s"
+        f"{a} {data['wins_a']} – {data['wins_b']} {b} over {games} games: "
+        f"{data['win_rate_a']:.1%} for {a}, 95% interval {_span(interval)} ({verdict})\n"
+        f"{data['decisions']} decisions in {data['seconds']:.1f} s"
     )
 
 

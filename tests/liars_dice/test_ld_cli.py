@@ -64,6 +64,18 @@ def test_a_good_config_plays(tmp_path: Path) -> None:
     assert '"games": 4' in result.stdout
 
 
+def test_a_duel_reports_its_interval() -> None:
+    args = ["match", "liars-dice", "--a", "probability", "--b", "type9", "--games", "200"]
+    data = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    interval = data["win_rate_a_ci95"]
+    assert interval["n"] == 200 and interval["low"] < data["win_rate_a"] < interval["high"]
+    assert interval["low"] > 0.5  # the liar is told apart in 200 games
+    shown = _flat(runner.invoke(app, args).output)
+    assert "probability is the stronger" in shown and "95% interval" in shown
+    even = _flat(runner.invoke(app, [*args[:-1], "2"]).output)  # 2 of 2 still holds 50%
+    assert "no difference shown" in even
+
+
 # -- tables (--bots) ---------------------------------------------------------------------------
 
 
