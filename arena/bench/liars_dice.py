@@ -16,8 +16,10 @@ cost is what dominates a 16,000-game run; `arena bench liars-dice` measures both
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -295,28 +297,80 @@ def run_gauntlet(
     opponents: Sequence[str] | None = None,
     driver: Driver = "referee",
     progress: Progress | None = None,
+    jobs: int = 1,
 ) -> Gauntlet:
     """``bot_name`` against each personality for ``games`` games. A fresh bot meets each
-    opponent, so a learning bot starts from nothing every time, as in the seed."""
-    seed = MatchSeed.from_text(seed_text)
+    opponent, so a learning bot starts from nothing every time, as in the seed. With ``jobs`` > 1
+    the personalities are shared out to that many worker processes; a duel depends only on its
+    bot, opponent, games and seed, so the results are the same as with one, and ``progress``
+    then hears of a duel's games when the duel ends."""
     chosen = list(opponents) if opponents is not None else list(PERSONALITIES)
+    settings = dict(config or {})
     started = time.perf_counter()
-    duels = []
-    for opponent_name in chosen:
-        bot = make_ld_bot(bot_name, {"seed": seed_text, **dict(config or {})})
-        opponent = make_ld_bot(opponent_name, {"seed": seed_text})
-        duels.append(
-            play_duel(
-                bot,
-                opponent,
-                games,
-                seed,
-                match_id=f"gauntlet-{opponent_name}",
-                driver=driver,
-                progress=progress,
-            )
+    if jobs <= 1 or len(chosen) <= 1:
+        duels = [
+            gauntlet_duel(bot_name, settings, name, games, seed_text, driver, progress)
+            for name in chosen
+        ]
+    else:
+        duels = _duels_in_processes(
+            bot_name, settings, chosen, games, seed_text, driver, jobs, progress
         )
     return Gauntlet(bot_name, games, seed_text, duels, time.perf_counter() - started, driver)
+
+
+def gauntlet_duel(
+    bot_name: str,
+    config: Mapping[str, Any],
+    opponent_name: str,
+    games: int,
+    seed_text: str,
+    driver: Driver,
+    progress: Progress | None = None,
+) -> Duel:
+    """One duel of the gauntlet: a fresh ``bot_name`` against ``opponent_name``."""
+    bot = make_ld_bot(bot_name, {"seed": seed_text, **dict(config)})
+    opponent = make_ld_bot(opponent_name, {"seed": seed_text})
+    return play_duel(
+        bot,
+        opponent,
+        games,
+        MatchSeed.from_text(seed_text),
+        match_id=f"gauntlet-{opponent_name}",
+        driver=driver,
+        progress=progress,
+    )
+
+
+def _duels_in_processes(
+    bot_name: str,
+    config: Mapping[str, Any],
+    opponents: Sequence[str],
+    games: int,
+    seed_text: str,
+    driver: Driver,
+    jobs: int,
+    progress: Progress | None,
+) -> list[Duel]:
+    # spawn, not fork: the caller may run a progress thread, and a forked lock could be held.
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(opponents)), mp_context=context)
+    try:
+        futures = [
+            pool.submit(gauntlet_duel, bot_name, config, name, games, seed_text, driver)
+            for name in opponents
+        ]
+        for future in as_completed(futures):
+            future.result()  # a worker's exception is raised here, at once
+            if progress is not None:
+                progress(games)
+        duels = [future.result() for future in futures]
+    except BaseException:
+        # Ctrl-C or a failed duel: drop the duels not yet started rather than wait for them.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    return duels
 
 
 @dataclass(frozen=True)

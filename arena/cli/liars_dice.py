@@ -105,6 +105,13 @@ def gauntlet(
     baseline_config: Path | None = typer.Option(
         None, "--baseline-config", help="the baseline's config (TOML)"
     ),
+    jobs: int = typer.Option(
+        1,
+        "--jobs",
+        min=1,
+        help="play the personalities in this many worker processes (same results as 1; the "
+        "progress bar then moves a personality at a time)",
+    ),
     floor: float = typer.Option(
         FLOOR,
         "--floor",
@@ -141,6 +148,7 @@ def gauntlet(
                         opponents=picked,
                         driver=chosen,
                         progress=step,
+                        jobs=jobs,
                     )
                 )
     except (UnknownBotError, ConfigError, ArenaError) as exc:

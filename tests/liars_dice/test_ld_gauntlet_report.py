@@ -8,7 +8,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from arena.bench.liars_dice import FLOOR, Duel, Gauntlet
+from arena.bench.liars_dice import FLOOR, Duel, Gauntlet, run_gauntlet
 from arena.cli.main import app
 from arena.matches.stats import proportion_interval
 
@@ -72,3 +72,16 @@ def test_the_command_reports_the_floor() -> None:
     assert "95% interval" in text.output
     refused = runner.invoke(app, [*args, "--floor", "1.5"])
     assert refused.exit_code == 2
+
+
+def test_worker_processes_give_the_same_gauntlet() -> None:
+    opponents = ["type5", "type9", "type23"]
+    serial = run_gauntlet("bayes", 12, "jobs", opponents=opponents, driver="direct")
+    heard: list[int] = []
+    shared = run_gauntlet(
+        "bayes", 12, "jobs", opponents=opponents, driver="direct", jobs=2, progress=heard.append
+    )
+    assert [d.outcomes for d in shared.duels] == [d.outcomes for d in serial.duels]
+    assert [d.opponent for d in shared.duels] == opponents
+    assert [d.decisions for d in shared.duels] == [d.decisions for d in serial.duels]
+    assert heard == [12, 12, 12]
