@@ -137,10 +137,11 @@ class Bayes(RandomGuess):
             return
         (opponent,) = (s for s in in_play if s != self.seat)
         bids = [(b.seat, Bid(b.count, b.face)) for b in payload.bids]
-        model = self.model_for(self.opponent_name(opponent))
+        name = self.opponent_name(opponent)
+        model = self.model_for(name)
         model.learn(bids, payload.challenger, self.seat, face_counts(payload.dice[opponent]))
         if self.tables_dir is not None:
-            self.save(self.tables_dir)
+            save_model(model, model_path(self.tables_dir, name))  # only the tables that changed
 
     # -- the imagined hand and the limit array ------------------------------------------------
 

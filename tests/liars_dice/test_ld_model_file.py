@@ -160,3 +160,12 @@ def test_model_command_refusals(tmp_path: Path, name: str, message: str) -> None
     result = runner.invoke(app, ["liars-dice", "model", str(tmp_path / name)])
     assert result.exit_code == 2
     assert message in " ".join(result.output.split())
+
+
+def test_a_reveal_rewrites_only_that_opponents_tables(tmp_path: Path) -> None:
+    bot = make_ld_bot("bayes", {"seed": "1", "tables_dir": str(tmp_path)})
+    seed = MatchSeed.from_text("only")
+    play_duel(bot, make_ld_bot("type5"), 5, seed, match_id="a", driver="direct")
+    (tmp_path / "type5.json").unlink()
+    play_duel(bot, make_ld_bot("type9"), 5, seed, match_id="b", driver="direct")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["type9.json"]
