@@ -303,7 +303,8 @@ def run_gauntlet(
     opponent, so a learning bot starts from nothing every time, as in the seed. With ``jobs`` > 1
     the personalities are shared out to that many worker processes; a duel depends only on its
     bot, opponent, games and seed, so the results are the same as with one, and ``progress``
-    then hears of a duel's games when the duel ends."""
+    then hears of a duel's games when the duel ends. The workers are spawned, so a script that
+    asks for them needs the ``if __name__ == "__main__":`` guard of `multiprocessing`."""
     chosen = list(opponents) if opponents is not None else list(PERSONALITIES)
     settings = dict(config or {})
     started = time.perf_counter()

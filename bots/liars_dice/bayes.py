@@ -60,6 +60,16 @@ from bots.liars_dice.view import FACE_RANGE, TableView, chance, random_counts
 from protocol.games.liars_dice import Rerolled, Reveal
 
 Belief = Literal["sample", "threshold"]
+NETWORKS = ("opening", "response", "our_opening")
+"""The three networks a player may use (all, as in the seed): its openings (圖 4.10a), its
+answers to our bids (圖 4.9) and our openings (圖 4.10b). Every network is trained either way."""
+
+
+def check_networks(networks: Sequence[str]) -> tuple[str, ...]:
+    unknown = [name for name in networks if name not in NETWORKS]
+    if unknown:
+        raise ValueError(f"unknown networks {unknown}; known: {list(NETWORKS)}")
+    return tuple(dict.fromkeys(networks))
 
 
 class Bayes(RandomGuess):
@@ -74,11 +84,14 @@ class Bayes(RandomGuess):
         guess: Guess = "uniform",
         psychology: float | None = None,
         odds_for: OddsFor | None = None,
+        networks: Sequence[str] = NETWORKS,
     ) -> None:
         super().__init__(
             real_guess=real_guess, guess=guess, psychology=psychology, odds_for=odds_for
         )
         self.belief: Belief = belief
+        self.networks = check_networks(networks)
+        """The networks used in play (`NETWORKS`); with none it plays as random-guess."""
         self.tables_dir = None if tables_dir is None else Path(tables_dir)
         if self.tables_dir is not None:
             check_tables_dir(self.tables_dir)
@@ -164,14 +177,16 @@ class Bayes(RandomGuess):
             if seat == self.seat:
                 continue
             if i == 0:
-                if chance(self.rng, model.trust_opening()):
+                if "opening" in self.networks and chance(self.rng, model.trust_opening()):
                     if self._believe(1.0 - model.p_opening_lie()):
                         self._fill(bid.face, bid.count - 1, hidden)
                     else:
                         self._limit(bid.face, bid.count - 2)
                 continue
             ours = view.bids[i - 1][1]
-            if not chance(self.rng, model.trust_response(ours.count)):
+            if "response" not in self.networks or not chance(
+                self.rng, model.trust_response(ours.count)
+            ):
                 continue
             p_support, p_lie = model.posterior(ours.count, bid.face == ours.face)
             if self._believe(p_support):
@@ -242,7 +257,7 @@ class Bayes(RandomGuess):
         return limit is None or count < limit
 
     def would_challenge(self, view: TableView, bid: Bid, opponent: list[float]) -> bool:
-        if self._active and view.last_bid is None:
+        if self._active and view.last_bid is None and "our_opening" in self.networks:
             model = self.model_for(self.opponent_name(view.opponents()[0]))
             if chance(self.rng, model.trust_our_opening(bid.count)):
                 return chance(self.rng, model.p_our_opening_challenged(bid.count))

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from arena.dealing import MatchSeed
 from bots.base import Bot
-from bots.liars_dice.bayes import Bayes
+from bots.liars_dice.bayes import NETWORKS, Bayes, check_networks
 from bots.liars_dice.opponent_model import ModelError
 from bots.liars_dice.personality import PERSONALITIES, Personality, Probability
 from bots.liars_dice.random_guess import RandomGuess, check_guess_options
@@ -118,12 +118,18 @@ def _random_guess(name: str, config: Mapping[str, Any]) -> Bot:
 
 
 def _bayes(name: str, config: Mapping[str, Any]) -> Bot:
-    options = _options(config, {**_GUESS_OPTIONS, "belief": str, "tables_dir": str})
+    options = _options(
+        config, {**_GUESS_OPTIONS, "belief": str, "tables_dir": str, "networks": list}
+    )
     seed = options.pop("seed", "0")
     _check_guess(options)
     belief = options.get("belief", "threshold")
     if belief not in ("sample", "threshold"):
         raise ConfigError(f"bot option 'belief' must be 'sample' or 'threshold', got {belief!r}")
+    try:
+        check_networks(options.get("networks", NETWORKS))
+    except ValueError as error:
+        raise ConfigError(f"bot option 'networks': {error}") from error
     try:
         strategy = Bayes(**options)
     except ModelError as error:

@@ -16,6 +16,7 @@ from bots.liars_dice import (
     PERSONALITIES,
     Bayes,
     ConfigError,
+    LiarsDiceBot,
     OpponentModel,
     Personality,
     RandomGuess,
@@ -185,6 +186,30 @@ def test_config_errors_name_the_key() -> None:
         make_bot("liars_dice", "random-guess", {"real_guess": "yes"})
     with pytest.raises(ConfigError, match="'belief'"):
         make_bot("liars_dice", "bayes", {"belief": "maybe"})
+    with pytest.raises(ConfigError, match="'networks': unknown networks \\['ours'\\]"):
+        make_bot("liars_dice", "bayes", {"networks": ["opening", "ours"]})
+    with pytest.raises(ConfigError, match="'networks' must be list"):
+        make_bot("liars_dice", "bayes", {"networks": "opening"})
+
+
+def test_bayes_without_networks_is_random_guess_draw_for_draw() -> None:
+    """The networks are the only difference: switched off, the same stream gives the same
+    games; each network switched off alone changes them."""
+    seed = MatchSeed.from_text("networks")
+
+    def outcomes(strategy: RandomGuess) -> list[bool]:
+        bot = LiarsDiceBot("player", strategy, "7")
+        return play_duel(
+            bot, make_ld_bot("type21"), 300, seed, match_id="n", driver="direct"
+        ).outcomes
+
+    plain = outcomes(RandomGuess())
+    assert outcomes(Bayes(networks=())) == plain
+    full = outcomes(Bayes())
+    assert full != plain
+    for dropped in ("opening", "response", "our_opening"):
+        kept = [name for name in ("opening", "response", "our_opening") if name != dropped]
+        assert outcomes(Bayes(networks=kept)) not in (plain, full), dropped
 
 
 def test_both_drivers_play_the_same_games() -> None:
