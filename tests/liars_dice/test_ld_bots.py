@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import tomllib
 from collections import Counter
 from pathlib import Path
 
@@ -233,3 +234,15 @@ def test_real_number_guessing_plays() -> None:
     bot = make_ld_bot("random-guess", {"real_guess": True})
     duel = play_duel(bot, make_ld_bot("type3"), 30, MatchSeed.from_text("r"), match_id="r")
     assert duel.games == 30
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((Path(__file__).parents[2] / "configs" / "bots" / "liars_dice").glob("*.toml")),
+    ids=lambda path: path.name,
+)
+def test_every_shipped_config_builds_its_bot(path: Path) -> None:
+    """configs/bots/liars_dice/<strategy>-<what>.toml configures <strategy>."""
+    strategy = max((name for name in BOTS if path.stem.startswith(f"{name}-")), key=len)
+    config = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert make_bot("liars_dice", strategy, config).name == strategy
