@@ -19,7 +19,6 @@ import asyncio
 import multiprocessing
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -27,6 +26,7 @@ from arena.dealing import MatchSeed
 from arena.games.base import GameResult
 from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
 from arena.matches.stats import Interval, mean_interval, proportion_interval
+from arena.processes import ignore_interrupts
 from arena.records import Recorder
 from arena.transports.base import Seat
 from bots.liars_dice import PERSONALITIES, LiarsDiceBot
@@ -355,22 +355,27 @@ def _duels_in_processes(
 ) -> list[Duel]:
     # spawn, not fork: the caller may run a progress thread, and a forked lock could be held.
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(opponents)), mp_context=context)
+    pool = context.Pool(min(jobs, len(opponents)), ignore_interrupts)
     try:
-        futures = [
-            pool.submit(gauntlet_duel, bot_name, config, name, games, seed_text, driver)
+        results = [
+            pool.apply_async(gauntlet_duel, (bot_name, config, name, games, seed_text, driver))
             for name in opponents
         ]
-        for future in as_completed(futures):
-            future.result()  # a worker's exception is raised here, at once
-            if progress is not None:
-                progress(games)
-        duels = [future.result() for future in futures]
+        waiting = list(results)
+        while waiting:
+            waiting[0].wait(0.2)
+            for result in [r for r in waiting if r.ready()]:
+                waiting.remove(result)
+                result.get()  # a worker's exception is raised here, at once
+                if progress is not None:
+                    progress(games)
+        duels = [result.get() for result in results]
+        pool.close()
+        pool.join()
     except BaseException:
-        # Ctrl-C or a failed duel: drop the duels not yet started rather than wait for them.
-        pool.shutdown(wait=False, cancel_futures=True)
+        # Ctrl-C or a failed duel: stop the workers now rather than let them finish.
+        pool.terminate()
         raise
-    pool.shutdown()
     return duels
 
 

@@ -153,6 +153,8 @@ def gauntlet(
                 )
     except (UnknownBotError, ConfigError, ArenaError) as exc:
         fail(str(exc))
+    except KeyboardInterrupt:
+        fail("interrupted: a gauntlet is reported only once every personality is played", 130)
     result = results[0]
     gain = Gain(result, results[1]) if len(results) > 1 else None
     written = plot_trends(result, plot) if plot is not None else []

@@ -26,6 +26,7 @@ from arena.leagues.config import LeagueConfig
 from arena.leagues.outcomes import MatchOutcome, MatchPlan
 from arena.leagues.play import plan_matches, play_league_match
 from arena.logs import configure_logging, logging_settings
+from arena.processes import ignore_interrupts
 from arena.store import ResultStore, StoredLeague
 
 log = structlog.get_logger(__name__)
@@ -152,6 +153,7 @@ def _start_worker(progress: Any, log_level: str, log_file: Path | None) -> None:
     global _worker_progress
     _worker_progress = progress
     configure_logging(log_level, log_file)
+    ignore_interrupts()
 
 
 def _play_in_worker(config: LeagueConfig, plan: MatchPlan) -> MatchOutcome:
