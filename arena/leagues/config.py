@@ -209,8 +209,13 @@ def bot_options(entry: LeagueBot) -> tuple[str, dict[str, Any]]:
         try:
             options = tomllib.loads(entry.config.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
+            where = (
+                f" (paths are read from the current directory, {Path.cwd()})"
+                if isinstance(exc, FileNotFoundError) and not entry.config.is_absolute()
+                else ""
+            )
             raise LeagueConfigError(
-                f"bot {entry.name!r}: cannot read {entry.config}: {exc}"
+                f"bot {entry.name!r}: cannot read {entry.config}: {exc}{where}"
             ) from exc
         named = options.pop("strategy", None)
         if named is not None:
