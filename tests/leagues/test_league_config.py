@@ -103,6 +103,10 @@ def test_not_toml_and_missing_files_are_clear(tmp_path: Path) -> None:
     assert "not valid TOML" in refused(tmp_path, "name = ")
     with pytest.raises(LeagueConfigError, match="cannot read league config"):
         load_league(tmp_path / "absent.toml")
+    missing = TWO_DICE_BOTS.replace(
+        'name = "probability"', 'name = "p"\nbot = "probability"\nconfig = "no/such.toml"'
+    )
+    assert "paths are read from the current directory" in refused(tmp_path, missing)
 
 
 def test_plans_pair_every_two_bots_or_every_four_in_rotation(tmp_path: Path) -> None:
