@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from arena.cli.common import console, fail, print_json
+from arena.cli.common import console, fail, output_directory, print_json
 from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.games.errors import RulesetError
 
@@ -130,6 +130,7 @@ def match_cmd(
     if max_guesses < 1:
         fail("--max-guesses must be at least 1")
     _check_space(digits, alphabet)
+    output_directory(record, "--record")
     series = partial(
         play_series,
         a_strategy,

@@ -52,6 +52,17 @@ def progress_bar(
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
+def output_directory(path: Path | None, option: str) -> None:
+    """Make the directory an output option names, now: a path that cannot be one is refused
+    before any game is played, not after."""
+    if path is None:
+        return
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"{option} {path}: cannot make that directory: {exc.strerror or exc}")
+
+
 def record_path(directory: Path, prefix: str, seed: str) -> Path:
     """``DIRECTORY/PREFIX-SEED.jsonl``, the seed cut to 48 file-name-safe characters."""
     return directory / f"{prefix}-{_UNSAFE.sub('_', seed)[:48] or 'seed'}.jsonl"

@@ -10,7 +10,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.common import fail, print_json, progress_bar
+from arena.cli.common import fail, output_directory, print_json, progress_bar
 from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig, load_league
 from arena.leagues.outcomes import MatchOutcome
@@ -132,6 +132,8 @@ def league(
         )
     except ArenaError as exc:
         fail(str(exc))
+    if not show:
+        output_directory(config.records, "records directory")
     incomplete: LeagueIncompleteError | None = None
     run: LeagueRun | None = None
     try:

@@ -26,7 +26,7 @@ from arena.bench.liars_dice import (
     run_match,
 )
 from arena.bench.liars_dice_charts import plot_trends
-from arena.cli.common import fail, print_json, progress_bar, record_path
+from arena.cli.common import fail, output_directory, print_json, progress_bar, record_path
 from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.errors import ArenaError
 from arena.games.errors import GameError
@@ -132,6 +132,7 @@ def gauntlet(
             fail(f"--opponents takes personalities type1 … type32, got {opponents!r}")
     if baseline_config is not None and baseline is None:
         fail("--baseline-config needs --baseline")
+    output_directory(plot, "--plot")
     options = _bot_config(config, bot)
     base_options = _bot_config(baseline_config, baseline) if baseline is not None else {}
     runs = [(bot, options)] + ([(baseline, base_options)] if baseline is not None else [])
@@ -157,13 +158,16 @@ def gauntlet(
         fail("interrupted: a gauntlet is reported only once every personality is played", 130)
     result = results[0]
     gain = Gain(result, results[1]) if len(results) > 1 else None
-    written = plot_trends(result, plot) if plot is not None else []
     if json_output:
         print_json(result.to_json(floor) | (gain.to_json() if gain is not None else {}))
     else:
         _show_gauntlet(result, gain, seed, floor)
-    for path in written[-1:]:
-        err.print(f"wrote {len(written)} charts to {path.parent} (overview: {path.name})")
+    if plot is not None:
+        try:
+            written = plot_trends(result, plot)
+        except OSError as exc:
+            fail(f"--plot {plot}: cannot write the charts: {exc}")
+        err.print(f"wrote {len(written)} charts to {plot} (overview: {written[-1].name})")
 
 
 def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str, floor: float) -> None:
@@ -335,6 +339,7 @@ def match_command(
         ruleset = load_ruleset(rules) if rules is not None else None
     except GameError as exc:
         fail(str(exc))
+    output_directory(record, "--record")
     if bots is not None:
         if a is not None or b is not None or config_a or config_b:
             fail("--bots plays a table: leave out --a/--b and --config-a/--config-b")

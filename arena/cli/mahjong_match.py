@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.bench.mahjong_match import TARGET_SECONDS, run_match_bench
-from arena.cli.common import fail, print_json, progress_bar, record_path
+from arena.cli.common import fail, output_directory, print_json, progress_bar, record_path
 from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
@@ -119,6 +119,7 @@ def match_mahjong(
         fail("--server plays the rotate layout: name four connected bots with --bots")
     if matches < 1:
         fail(f"--matches must be at least 1, got {matches}")
+    output_directory(record, "--record")
     try:
         rules: MahjongRules = load_ruleset(ruleset)
         base_seed = seed if seed is not None else MatchSeed.generate().hex()

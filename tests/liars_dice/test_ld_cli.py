@@ -145,6 +145,16 @@ def test_a_gauntlet_can_be_run_against_chosen_personalities(tmp_path: Path) -> N
     assert "type1 … type32" in _flat(refused.output)
 
 
+def test_a_plot_path_that_is_a_file_is_refused_before_the_games(tmp_path: Path) -> None:
+    taken = tmp_path / "charts"
+    taken.write_text("", encoding="utf-8")
+    args = ["liars-dice", "gauntlet", "--games", "2", "--plot", str(taken)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert "cannot make that directory" in _flat(result.output)
+    assert "personalities" not in result.output  # no progress bar: nothing was played
+
+
 def test_a_gauntlet_beside_a_baseline_gives_the_paired_gain() -> None:
     args = ["liars-dice", "gauntlet", "--bot", "bayes", "--games", "10", "--opponents", "type5"]
     result = runner.invoke(app, [*args, "--baseline", "random-guess", "--json"])
