@@ -252,8 +252,8 @@ class Gauntlet:
         return [d for d in self.duels if d.win_rate < floor]
 
     def clearly_below(self, floor: float) -> list[Duel]:
-        """Duels whose whole 95% interval lies under ``floor``: a miss that more games of the
-        same bot would not turn into a pass."""
+        """Duels whose whole 95% interval lies under ``floor``: misses the games prove, where a
+        rate merely under it may be noise."""
         return [d for d in self.duels if d.interval().high < floor]
 
     @property
