@@ -164,7 +164,7 @@ def gauntlet(
         _show_gauntlet(result, gain, seed, floor)
     if plot is not None:
         try:
-            written = plot_trends(result, plot)
+            written = plot_trends(result, plot, gain.baseline if gain is not None else None)
         except OSError as exc:
             fail(f"--plot {plot}: cannot write the charts: {exc}")
         err.print(f"wrote {len(written)} charts to {plot} (overview: {written[-1].name})")

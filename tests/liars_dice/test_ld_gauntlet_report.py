@@ -4,11 +4,13 @@ check that tells a miss the games prove from one that is within noise."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from arena.bench.liars_dice import FLOOR, Duel, Gauntlet, run_gauntlet
+from arena.bench.liars_dice_charts import plot_trends
 from arena.cli.main import app
 from arena.matches.stats import proportion_interval
 
@@ -85,3 +87,20 @@ def test_worker_processes_give_the_same_gauntlet() -> None:
     assert [d.opponent for d in shared.duels] == opponents
     assert [d.decisions for d in shared.duels] == [d.decisions for d in serial.duels]
     assert heard == [12, 12, 12]
+
+
+def test_charts_draw_a_baseline_beside_the_bot(tmp_path: Path) -> None:
+    """圖 5.9–5.11: the player before and after the Bayesian network, one chart a personality."""
+    pair = ["type1", "type8"]
+    bayes = run_gauntlet("bayes", 20, "charts", opponents=pair, driver="direct")
+    plain = run_gauntlet("random-guess", 20, "charts", opponents=pair, driver="direct")
+    written = plot_trends(bayes, tmp_path, plain)
+    assert [p.name for p in written] == [
+        "bayes-vs-type1.png",
+        "bayes-vs-type8.png",
+        "bayes-gauntlet.png",
+    ]
+    assert all(p.stat().st_size > 0 for p in written)
+    other_seed = run_gauntlet("random-guess", 20, "other", opponents=pair, driver="direct")
+    with pytest.raises(ValueError, match="same seed, games and opponents"):
+        plot_trends(bayes, tmp_path, other_seed)
