@@ -16,7 +16,6 @@ cost is what dominates a 16,000-game run; `arena bench liars-dice` measures both
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +25,7 @@ from arena.dealing import MatchSeed
 from arena.games.base import GameResult
 from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
 from arena.matches.stats import Interval, mean_interval, proportion_interval
-from arena.processes import ignore_interrupts
+from arena.processes import run_in_processes
 from arena.records import Recorder
 from arena.transports.base import Seat
 from bots.liars_dice import PERSONALITIES, LiarsDiceBot
@@ -314,8 +313,11 @@ def run_gauntlet(
             for name in chosen
         ]
     else:
-        duels = _duels_in_processes(
-            bot_name, settings, chosen, games, seed_text, driver, jobs, progress
+        duels = run_in_processes(
+            gauntlet_duel,
+            [(bot_name, settings, name, games, seed_text, driver) for name in chosen],
+            min(jobs, len(chosen)),
+            on_done=None if progress is None else lambda duel: progress(duel.games),
         )
     return Gauntlet(bot_name, games, seed_text, duels, time.perf_counter() - started, driver)
 
@@ -341,42 +343,6 @@ def gauntlet_duel(
         driver=driver,
         progress=progress,
     )
-
-
-def _duels_in_processes(
-    bot_name: str,
-    config: Mapping[str, Any],
-    opponents: Sequence[str],
-    games: int,
-    seed_text: str,
-    driver: Driver,
-    jobs: int,
-    progress: Progress | None,
-) -> list[Duel]:
-    # spawn, not fork: the caller may run a progress thread, and a forked lock could be held.
-    context = multiprocessing.get_context("spawn")
-    pool = context.Pool(min(jobs, len(opponents)), ignore_interrupts)
-    try:
-        results = [
-            pool.apply_async(gauntlet_duel, (bot_name, config, name, games, seed_text, driver))
-            for name in opponents
-        ]
-        waiting = list(results)
-        while waiting:
-            waiting[0].wait(0.2)
-            for result in [r for r in waiting if r.ready()]:
-                waiting.remove(result)
-                result.get()  # a worker's exception is raised here, at once
-                if progress is not None:
-                    progress(games)
-        duels = [result.get() for result in results]
-        pool.close()
-        pool.join()
-    except BaseException:
-        # Ctrl-C or a failed duel: stop the workers now rather than let them finish.
-        pool.terminate()
-        raise
-    return duels
 
 
 @dataclass(frozen=True)

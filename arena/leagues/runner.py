@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import multiprocessing
 import os
 import queue as queue_module
 import time
@@ -26,7 +25,7 @@ from arena.leagues.config import LeagueConfig
 from arena.leagues.outcomes import MatchOutcome, MatchPlan
 from arena.leagues.play import plan_matches, play_league_match
 from arena.logs import configure_logging, logging_settings
-from arena.processes import ignore_interrupts
+from arena.processes import run_in_processes, spawn_context
 from arena.store import ResultStore, StoredLeague
 
 log = structlog.get_logger(__name__)
@@ -153,7 +152,6 @@ def _start_worker(progress: Any, log_level: str, log_file: Path | None) -> None:
     global _worker_progress
     _worker_progress = progress
     configure_logging(log_level, log_file)
-    ignore_interrupts()
 
 
 def _play_in_worker(config: LeagueConfig, plan: MatchPlan) -> MatchOutcome:
@@ -195,24 +193,18 @@ def _in_processes(
     save: Callable[[MatchOutcome], None],
     on_games: GamesDone | None,
 ) -> None:
-    # spawn, not fork: the parent runs a progress thread, and a forked lock could be held.
-    context = multiprocessing.get_context("spawn")
-    progress = context.Queue()
-    pool = context.Pool(jobs, _start_worker, (progress, *logging_settings()))
-    try:
-        pending = [pool.apply_async(_play_in_worker, (config, plan)) for plan in todo]
-        while pending:
-            _drain(progress, on_games, wait_s=0.2)
-            for result in [r for r in pending if r.ready()]:
-                pending.remove(result)
-                save(result.get())  # a worker's exception is raised here
-        pool.close()
-        pool.join()
-        _drain(progress, on_games)
-    except BaseException:
-        # Ctrl-C or a failed match: stop the workers now; finished matches are already stored.
-        pool.terminate()
-        raise
+    progress = spawn_context().Queue()
+    # Ctrl-C or a failed match stops the workers at once; finished matches are already stored.
+    run_in_processes(
+        _play_in_worker,
+        [(config, plan) for plan in todo],
+        jobs,
+        initializer=_start_worker,
+        initargs=(progress, *logging_settings()),
+        wait=lambda seconds: _drain(progress, on_games, wait_s=seconds),
+        on_done=save,
+    )
+    _drain(progress, on_games)
 
 
 # -- on a server: tables at once -------------------------------------------------------------
