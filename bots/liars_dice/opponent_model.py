@@ -178,9 +178,7 @@ class OpponentModel:
     # -- persistence --------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": MODEL_VERSION} | ModelFile.from_model(self).model_dump(
-            exclude={"version"}
-        )
+        return ModelFile.from_model(self).model_dump()
 
     @classmethod
     def from_json(cls, data: Any) -> OpponentModel:
