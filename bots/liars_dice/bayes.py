@@ -36,11 +36,15 @@ The tables, how they are read and their file format are in `bots.liars_dice.oppo
 
 With ``guess="odds"`` (beyond the seed, its chapter 6) the challenge guess keeps the imagined
 count and draws the rest from the binomial odds of the free dice, conditioned on the limit.
+With ``real_guess`` (圖 6.1, and ch. 6's "根據信賴度進行實數而非整數的加權") nothing is drawn to
+take a belief: each acts with its weight, trust × probability, on a real-number imagined hand
+(`bots.liars_dice.soft_hand`), and the guesses cut 圖 6.1's line over the dice it leaves free.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -56,6 +60,7 @@ from bots.liars_dice.opponent_model import (
     save_model,
 )
 from bots.liars_dice.random_guess import Guess, OddsFor, RandomGuess
+from bots.liars_dice.soft_hand import SoftHand
 from bots.liars_dice.view import FACE_RANGE, TableView, chance, random_counts
 from protocol.games.liars_dice import Rerolled, Reveal
 
@@ -63,6 +68,19 @@ Belief = Literal["sample", "threshold"]
 NETWORKS = ("opening", "response", "our_opening")
 """The three networks a player may use (all, as in the seed): its openings (圖 4.10a), its
 answers to our bids (圖 4.9) and our openings (圖 4.10b). Every network is trained either way."""
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """What one opponent bid says about one face of its hand, as the network reads it."""
+
+    face: int
+    p: float
+    """The probability that the claim holds (the bid is honest, or its hand supports ours)."""
+    fill: int
+    """Believed: the face holds at least this many (圖 4.12–4.14)."""
+    limit: int
+    """Disbelieved: the face holds at most this many (圖 4.15–4.17)."""
 
 
 def check_networks(networks: Sequence[str]) -> tuple[str, ...]:
@@ -98,6 +116,8 @@ class Bayes(RandomGuess):
         self.models: dict[str, OpponentModel] = {}
         self.imagined = [0] * (FACES + 1)
         self.limits: list[int | None] = [None] * (FACES + 1)
+        self.soft = SoftHand(0)
+        """With ``real_guess``: the imagined hand and limits in real numbers (ch. 6)."""
         self._round_key: tuple[int, int] = (-1, -1)
         self._seen_bids = 0
         self._games_begun = 0
@@ -166,38 +186,55 @@ class Bayes(RandomGuess):
             self._round_key = key
             self.imagined = [0] * (FACES + 1)
             self.limits = [None] * (FACES + 1)
+            self.soft = SoftHand(view.hidden_dice)
             self._seen_bids = 0
         if not self._active:
             self._seen_bids = len(view.bids)
             return
         model = self.model_for(self.opponent_name(opponents[0]))
         hidden = view.hidden_dice
+        for trust, claims in self._statements(view, model):
+            if self.real_guess:
+                # Ch. 6: every belief acts with its weight instead of being taken or not.
+                for claim in claims:
+                    self.soft.doubt(claim.face, claim.limit, trust * (1.0 - claim.p))
+                    self.soft.believe(claim.face, claim.fill, trust * claim.p)
+                continue
+            if not chance(self.rng, trust):
+                continue
+            for claim in claims:
+                if self._believe(claim.p):
+                    self._fill(claim.face, claim.fill, hidden)
+                else:
+                    self._limit(claim.face, claim.limit)
+        self._seen_bids = len(view.bids)
+
+    def _statements(
+        self, view: TableView, model: OpponentModel
+    ) -> Iterator[tuple[float, list[Claim]]]:
+        """What each new opponent bid says about its hand, per network used: the network's
+        trust n/(n+10) and the claims it yields (圖 4.12–4.17)."""
         for i in range(self._seen_bids, len(view.bids)):
             seat, bid = view.bids[i]
             if seat == self.seat:
                 continue
             if i == 0:
-                if "opening" in self.networks and chance(self.rng, model.trust_opening()):
-                    if self._believe(1.0 - model.p_opening_lie()):
-                        self._fill(bid.face, bid.count - 1, hidden)
-                    else:
-                        self._limit(bid.face, bid.count - 2)
+                if "opening" in self.networks:
+                    honest = 1.0 - model.p_opening_lie()
+                    claim = Claim(bid.face, honest, bid.count - 1, bid.count - 2)
+                    yield model.trust_opening(), [claim]
+                continue
+            if "response" not in self.networks:
                 continue
             ours = view.bids[i - 1][1]
-            if "response" not in self.networks or not chance(
-                self.rng, model.trust_response(ours.count)
-            ):
-                continue
             p_support, p_lie = model.posterior(ours.count, bid.face == ours.face)
-            if self._believe(p_support):
-                self._fill(ours.face, ours.count - 2, hidden)
-            else:
-                self._limit(ours.face, ours.count - 2)
-            if self._believe(1.0 - p_lie):
-                self._fill(bid.face, bid.count - 1, hidden)
-            else:
-                self._limit(bid.face, bid.count - 2)
-        self._seen_bids = len(view.bids)
+            yield (
+                model.trust_response(ours.count),
+                [
+                    Claim(ours.face, p_support, ours.count - 2, ours.count - 2),
+                    Claim(bid.face, 1.0 - p_lie, bid.count - 1, bid.count - 2),
+                ],
+            )
 
     def _believe(self, p: float) -> bool:
         return p > 0.5 if self.belief == "threshold" else chance(self.rng, p)
@@ -220,8 +257,10 @@ class Bayes(RandomGuess):
     # -- the hooks of the random-guess player --------------------------------------------------
 
     def guess_count(self, view: TableView, face: int) -> float:
-        if not self._active or self.real_guess:
+        if not self._active:
             return super().guess_count(view, face)
+        if self.real_guess:
+            return self.soft.guess(face, self._real_hand(self.soft.free())[face])
         low = self.imagined[face]
         high = view.hidden_dice - (sum(self.imagined) - low)
         limit = self.limits[face]
@@ -235,8 +274,10 @@ class Bayes(RandomGuess):
         return low + self.rng.randbelow(high - low + 1)
 
     def sample_hand(self, view: TableView) -> list[float]:
-        if not self._active or self.real_guess:
+        if not self._active:
             return super().sample_hand(view)
+        if self.real_guess:
+            return self.soft.complete(self._real_hand(self.soft.free()))
         counts = list(self.imagined)
         unknown = view.hidden_dice - sum(counts)
         if all(limit is None for limit in self.limits):

@@ -227,9 +227,9 @@ class RandomGuess(Strategy):
         """Called once per decision before any guess; the Bayesian player reads the bids here."""
         return None
 
-    def _real_hand(self, dice: int) -> list[float]:
+    def _real_hand(self, dice: float) -> list[float]:
         """圖 6.1: cut a line of length ``dice`` at five uniform points; the six pieces are the
         guessed counts of faces 1..6 (returned as counts by face, index 0 unused)."""
         cuts = sorted(uniform(self.rng) * dice for _ in range(FACES - 1))
-        edges = [0.0, *cuts, float(dice)]
+        edges = [0.0, *cuts, dice]
         return [0.0, *(edges[i + 1] - edges[i] for i in range(FACES))]
