@@ -192,7 +192,7 @@ def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str, floor: float)
             *([PERSONALITIES[duel.opponent].short()] if with_traits else []),
             f"{duel.wins}/{duel.games}",
             f"[{style}]{duel.win_rate:.1%}[/]" if style else f"{duel.win_rate:.1%}",
-            _span(duel.interval()),
+            span(duel.interval()),
         ]
         if gain is not None:
             base = gain.baseline.duels[k].win_rate
@@ -201,7 +201,7 @@ def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str, floor: float)
     out.print(table)
     lowest = min(result.duels, key=lambda duel: duel.win_rate)
     out.print(
-        f"mean {result.mean:.1%} ({_span(result.mean_interval())}), lowest "
+        f"mean {result.mean:.1%} ({span(result.mean_interval())}), lowest "
         f"{lowest.win_rate:.1%} ({lowest.opponent})\n"
         f"{result.decisions_per_game:.2f} decisions a game; {result.games_per_second:.0f} "
         f"games/s ({result.driver} driver)"
@@ -221,7 +221,7 @@ def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str, floor: float)
         )
 
 
-def _span(interval: Interval) -> str:
+def span(interval: Interval) -> str:
     return f"{interval.low:.1%}–{interval.high:.1%}"
 
 
@@ -262,10 +262,11 @@ def model_command(
         print_json({"models": profiles})
         return
     for profile in profiles:
-        _show_profile(profile)
+        show_profile(profile)
 
 
-def _show_profile(profile: dict[str, Any]) -> None:
+def show_profile(profile: dict[str, Any], out: Console = out) -> None:
+    """One opponent's learnt tables, as the Bayesian player reads them (圖 5.5)."""
     openings = profile["its_openings"]
     out.print(
         f"[bold]{profile['opponent']}[/]: {profile['games']} games learnt ({profile['file']})\n"
@@ -431,12 +432,12 @@ def _duel(
     )
     out.print(
         f"{a} {data['wins_a']} – {data['wins_b']} {b} over {games} games: "
-        f"{data['win_rate_a']:.1%} for {a}, 95% interval {_span(interval)} ({verdict})\n"
+        f"{data['win_rate_a']:.1%} for {a}, 95% interval {span(interval)} ({verdict})\n"
         f"{data['decisions']} decisions in {data['seconds']:.1f} s"
     )
 
 
-def _table_configs(entries: list[str], names: list[str]) -> dict[str, dict[str, Any]]:
+def table_configs(entries: list[str], names: list[str]) -> dict[str, dict[str, Any]]:
     configs: dict[str, dict[str, Any]] = {}
     for entry in entries:
         bot, sep, path = entry.partition("=")
@@ -473,7 +474,7 @@ def _table(
         fail("--config configures in-process bots; with --server use `bots run --config`")
     if server is not None and len(set(names)) != len(names):
         fail("--bots must name different bots on the server")
-    configs = {} if server is not None else _table_configs(config, names)
+    configs = {} if server is not None else table_configs(config, names)
     seatings = math.factorial(len(names))
     if games % seatings:
         err.print(
@@ -557,6 +558,8 @@ def bench_command(
 
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
+    import arena.cli.liars_dice_play  # noqa: F401  (adds `arena liars-dice play` to ld_app)
+
     app.add_typer(ld_app, name="liars-dice")
     match_app.command("liars-dice", help=MATCH_HELP)(match_command)
     bench_app.command("liars-dice")(bench_command)

@@ -121,6 +121,23 @@ class TableReport:
         }
 
 
+def check_table(names: Sequence[str], rules: LiarsDiceRules | None) -> LiarsDiceRules:
+    """The ruleset for a table of the players ``names`` (the default one for that many when
+    ``rules`` is ``None``); raises `TableError` when they cannot sit down together."""
+    count = len(names)
+    if not 2 <= count <= MAX_SEATS:
+        raise TableError(f"a liar's dice table seats 2 to {MAX_SEATS} players, got {count}")
+    if len(set(names)) != count:
+        raise TableError(f"the players at a table need distinct names, got {list(names)}")
+    rules = rules or LiarsDiceRules(players=count)
+    if rules.players != count:
+        raise TableError(
+            f"the ruleset has players = {rules.players}, but the table has {count} "
+            f"({', '.join(names)}): seat {rules.players} or use a ruleset for {count}"
+        )
+    return rules
+
+
 async def run_table(
     names: Sequence[str],
     seats: Sequence[Seat],
@@ -136,17 +153,10 @@ async def run_table(
     ``names[i]``: in-process bots or bots on a server), each game in the next seating."""
     from arena.bench.liars_dice import play_seats
 
+    if len(names) != len(seats):
+        raise TableError(f"{len(names)} names for {len(seats)} seats")
+    rules = check_table(names, rules)
     count = len(seats)
-    if not 2 <= count <= MAX_SEATS or len(names) != count:
-        raise TableError(f"a liar's dice table seats 2 to {MAX_SEATS} bots, got {count}")
-    if len(set(names)) != count:
-        raise TableError(f"the bots at a table need distinct names, got {list(names)}")
-    rules = rules or LiarsDiceRules(players=count)
-    if rules.players != count:
-        raise TableError(
-            f"the ruleset has players = {rules.players} but {count} bots were named: "
-            f"name {rules.players} bots or use a ruleset for {count}"
-        )
     seed = MatchSeed.from_text(seed_text)
     orderings = _orderings(count)
     wins = [0] * count

@@ -78,9 +78,9 @@ def test_a_strong_bot_is_told_apart_from_the_fair_share() -> None:
 @pytest.mark.parametrize(
     ("strategies", "rules", "message"),
     [
-        (["bayes"], None, "seats 2 to 5 bots, got 1"),
-        (["type1"] * 6, None, "seats 2 to 5 bots, got 6"),
-        (["bayes", "probability"], LiarsDiceRules(players=3), "players = 3 but 2 bots"),
+        (["bayes"], None, "seats 2 to 5 players, got 1"),
+        (["type1"] * 6, None, "seats 2 to 5 players, got 6"),
+        (["bayes", "probability"], LiarsDiceRules(players=3), "players = 3, but the table has 2"),
     ],
 )
 def test_a_table_that_cannot_be_played_is_refused(

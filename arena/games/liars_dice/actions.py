@@ -121,6 +121,25 @@ def matching(counts: Sequence[int], face: int, ones_wild: bool) -> int:
     return counts[face]
 
 
+def broken_bid_rule(bid: Bid, last: Bid | None, min_open: int, total_dice: int) -> str | None:
+    """Which bidding rule ``bid`` breaks after ``last`` (``None``: the round's opening), in
+    words, or ``None`` when it is a legal bid."""
+    if not 1 <= bid.face <= FACES:
+        return f"a die has faces 1 to {FACES}, not {bid.face}"
+    if bid.count > total_dice:
+        return f"{bid} claims more dice than the {total_dice} in play"
+    if last is None:
+        if bid.count < min_open:
+            return f"the opening bid must claim at least {min_open} dice"
+        return None
+    if not bid.beats(last):
+        return (
+            f"{bid} does not raise {last}: a raise needs a higher count, "
+            "or the same count with a higher face"
+        )
+    return None
+
+
 @cache
 def raises_after(last: Bid | None, min_open: int, total_dice: int) -> tuple[Bid, ...]:
     """Every bid that may follow ``last`` (or open the round), lowest first."""

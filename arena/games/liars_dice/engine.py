@@ -30,6 +30,7 @@ from arena.games.liars_dice.actions import (
     Challenge,
     LiarsDiceAction,
     Reroll,
+    broken_bid_rule,
     face_counts,
     legal_texts,
     matching,
@@ -268,20 +269,7 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
             return None
         if not isinstance(action, Bid):
             return f"{action!r} is not a liar's dice action"
-        if not 1 <= action.face <= FACES:
-            return f"a die has faces 1 to {FACES}, not {action.face}"
-        if action.count > self.total_dice:
-            return f"{action} claims more dice than the {self.total_dice} in play"
-        if last is None:
-            if action.count < self.min_open:
-                return f"the opening bid must claim at least {self.min_open} dice"
-            return None
-        if not action.beats(last):
-            return (
-                f"{action} does not raise {last}: a raise needs a higher count, "
-                "or the same count with a higher face"
-            )
-        return None
+        return broken_bid_rule(action, last, self.min_open, self.total_dice)
 
     def _broken_reroll(self, seat: int, action: Reroll) -> str | None:
         if not self.rules.reroll:

@@ -1,0 +1,185 @@
+"""``arena liars-dice play``: a person against bots in the terminal (seed 002 §5.1, 圖 5.4)."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from arena.cli.common import fail, output_directory, print_json, record_path
+from arena.cli.liars_dice import ld_app, show_profile, span, table_configs
+from arena.errors import ArenaError
+from arena.games.errors import GameError
+from arena.games.liars_dice import load_ruleset
+from arena.matches.liars_dice import check_table, in_process_seats
+from arena.matches.liars_dice_human import Console as SeatConsole
+from arena.matches.liars_dice_human import HumanSeat, HumanSession, play_session
+from arena.records import JsonlRecorder
+from arena.transports.base import Seat
+from arena.transports.inprocess import InProcessSeat
+from bots.liars_dice import Bayes, ConfigError, LiarsDiceBot
+from bots.registry import UnknownBotError
+
+PLAY_HELP = (
+    "Play liar's dice yourself against one to four bots in the terminal, as the seed's human "
+    "testers did (seed 002 §5.1, 圖 5.4; table 5.1). Type a bid as '4 5' (four dice showing 5), "
+    "'c' to challenge, 'p' for the profile (the score, and what the Bayesian player has learnt "
+    "of you and the hand it imagines for you now), '?' for help, 'q' to leave. Seats and the "
+    "opener rotate every game. At the end: your win rate with its 95% interval against the fair "
+    "share, the match seed, and with --record the record of every finished game (arena verify "
+    "checks it)."
+)
+
+
+def _stream_console(stream: Any) -> SeatConsole:
+    """Prompts and text on ``stream`` (stderr under --json, so stdout holds only the JSON)."""
+    text = Console(file=stream, highlight=False, markup=False, soft_wrap=True)
+
+    def ask(prompt: str) -> str:
+        stream.write(prompt)
+        stream.flush()
+        try:
+            line = sys.stdin.readline()
+        except KeyboardInterrupt:
+            # Ctrl-C at the prompt leaves the table like 'q': the finished games still count.
+            raise EOFError from None
+        if not line:
+            raise EOFError
+        return line
+
+    return SeatConsole(ask=ask, say=text.print)
+
+
+@ld_app.command("play", help=PLAY_HELP)
+def play_command(
+    against: str = typer.Option(
+        "bayes", "--against", help="the bots to play, comma-separated (one to four)"
+    ),
+    games: int = typer.Option(20, "--games", min=1, help="games to play (you may leave sooner)"),
+    seed: str | None = typer.Option(
+        None, "--seed", help="match seed (any text); default: a fresh random one, shown at the end"
+    ),
+    name: str = typer.Option(
+        "human",
+        "--name",
+        help="your name at the table: the Bayesian player files what it learns of you under it "
+        "(with the bot option tables_dir, across sessions)",
+    ),
+    rules: str | None = typer.Option(
+        None, "--rules", help="ruleset: a name in configs/rulesets/ or a TOML path"
+    ),
+    config: list[str] = typer.Option(
+        [], "--config", help="BOT=FILE, the config (TOML) of BOT (e.g. bayes=… with tables_dir)"
+    ),
+    record: Path | None = typer.Option(
+        None, "--record", help="write the finished games' record to this directory at the end"
+    ),
+    json_output: bool = typer.Option(
+        False, "--json", help="print the result as one JSON object (the game goes to stderr)"
+    ),
+) -> None:
+    names = [bot.strip() for bot in against.split(",") if bot.strip()]
+    if not names:
+        fail("--against names at least one bot")
+    if not name.strip():
+        fail("--name must not be empty")
+    try:
+        ruleset = load_ruleset(rules) if rules is not None else None
+    except (GameError, OSError) as exc:
+        fail(str(exc))
+    output_directory(record, "--record")
+    configs = table_configs(config, names)
+    seed_text = seed if seed is not None else secrets.token_hex(8)
+    stream = sys.stderr if json_output else sys.stdout
+    console = _stream_console(stream)
+    try:
+        bot_names, bot_seats = in_process_seats(names, seed_text, configs)
+        check_table([name, *bot_names], ruleset)
+    except (UnknownBotError, ConfigError, ArenaError) as exc:
+        fail(str(exc))
+    rich_out = Console(file=stream, highlight=False)
+    session: HumanSession | None = None
+
+    def show_profile() -> None:
+        if session is not None and session.games:
+            console.say(f"Score: {_score(session)}")
+        for bot in _bots(bot_seats):
+            if isinstance(bot.strategy, Bayes):
+                _show_bayes(console, rich_out, bot, name)
+
+    person = HumanSeat(console, name, profile=show_profile)
+
+    def after_game(progress: HumanSession) -> None:
+        nonlocal session
+        session = progress
+        console.say(f"Score: {_score(progress)}")
+
+    console.say(
+        f"Liar's dice against {', '.join(bot_names)}: {games} games. Type ? for help, q to leave."
+    )
+    try:
+        session = asyncio.run(
+            play_session(
+                person,
+                list(zip(bot_names, bot_seats, strict=True)),
+                games,
+                seed_text,
+                rules=ruleset,
+                on_game=after_game,
+            )
+        )
+    except ArenaError as exc:
+        fail(str(exc))
+    if record is not None and session.record:
+        path = record_path(record, "liars-dice-play", seed_text)
+        path.unlink(missing_ok=True)
+        with JsonlRecorder(path) as recorder:
+            for line in session.record:
+                recorder.write(line)
+        console.say(f"record: {path} (arena verify {path})")
+    if json_output:
+        print_json(session.to_json())
+        return
+    ended = " (you left early)" if session.left_early else ""
+    console.say(f"\n{_score(session) if session.games else 'No game finished'}{ended}")
+    console.say(f"match seed: {seed_text} (--seed {seed_text} deals the same dice again)")
+
+
+def _score(session: HumanSession) -> str:
+    return (
+        f"you won {session.wins} of {session.games} games, {session.wins / session.games:.0%} "
+        f"(95% interval {span(session.interval())}; fair share {session.fair_share:.0%})"
+    )
+
+
+def _bots(seats: list[Seat]) -> list[LiarsDiceBot]:
+    return [
+        seat.bot
+        for seat in seats
+        if isinstance(seat, InProcessSeat) and isinstance(seat.bot, LiarsDiceBot)
+    ]
+
+
+def _show_bayes(console: SeatConsole, out: Console, bot: LiarsDiceBot, human: str) -> None:
+    """The seed's 圖 5.5 for one Bayesian bot: its networks' tables about you, and the hand it
+    imagines for you after its last decision."""
+    strategy = bot.strategy
+    assert isinstance(strategy, Bayes)
+    show_profile(strategy.model_for(human).profile() | {"file": f"{bot.name}, this session"}, out)
+    if strategy.real_guess:
+        hand = ", ".join(
+            f"{face}: {strategy.soft.counts[face]:.1f} (≤ {strategy.soft.caps[face]:.1f})"
+            for face in range(1, 7)
+        )
+    else:
+        hand = ", ".join(
+            f"{face}: {strategy.imagined[face]}"
+            + ("" if strategy.limits[face] is None else f" (≤ {strategy.limits[face]})")
+            for face in range(1, 7)
+        )
+    console.say(f"{bot.name} imagines your hand as (face: dice) {hand}")

@@ -1,0 +1,242 @@
+"""A person at the liar's dice table (seed 002 §5.1, 圖 5.4): typed commands, checked input,
+leaving early, the record, and `arena liars-dice play`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli.main import app
+from arena.games.liars_dice import LiarsDiceRules
+from arena.matches.liars_dice import TableError, in_process_seats
+from arena.matches.liars_dice_human import (
+    Console,
+    HumanSeat,
+    HumanSession,
+    play_session,
+    read_command,
+)
+from arena.records import JsonlRecorder
+from arena.replay import verify_record
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(
+    ("typed", "command"),
+    [
+        ("4 5", "bid 4x5"),
+        (" 4x5 ", "bid 4x5"),
+        ("4 5s", "bid 4x5"),
+        ("Bid 10x6", "bid 10x6"),
+        ("c", "challenge"),
+        ("doubt", "challenge"),
+        ("r 66", "reroll 66"),
+        ("reroll 6 6", "reroll 66"),
+        ("r -", "reroll -"),
+        ("p", "profile"),
+        ("?", "help"),
+        ("q", "quit"),
+        ("", ""),
+        ("four fives", "four fives"),
+    ],
+)
+def test_what_a_person_types_is_read_as_an_action_or_a_command(typed: str, command: str) -> None:
+    assert read_command(typed) == command
+
+
+class Person:
+    """A scripted person: ``answer`` turns each prompt (and what was shown so far) into a line;
+    ``None`` ends the input."""
+
+    def __init__(self, answer: Callable[[str, list[str]], str | None]) -> None:
+        self.answer = answer
+        self.shown: list[str] = []
+
+    def ask(self, prompt: str) -> str:
+        line = self.answer(prompt, self.shown)
+        self.shown.append(prompt)
+        if line is None:
+            raise EOFError
+        return line
+
+    def say(self, text: str) -> None:
+        self.shown.append(text)
+
+    @property
+    def console(self) -> Console:
+        return Console(ask=self.ask, say=self.say)
+
+    @property
+    def games_begun(self) -> int:
+        return sum(text.startswith("A new game") for text in self.shown)
+
+
+def simple(prompt: str, shown: list[str]) -> str:
+    """Open with two 2s, challenge any standing bid."""
+    return "2 2" if "you open" in prompt else "c"
+
+
+def lines(*typed: str) -> Callable[[str, list[str]], str | None]:
+    """Type these lines in turn, then end the input."""
+    queue = iter(typed)
+    return lambda prompt, shown: next(queue, None)
+
+
+def _session(person: Person, games: int, profile: Callable[[], None] | None = None) -> HumanSession:
+    names, seats = in_process_seats(["probability"], "h", {})
+    seat = HumanSeat(person.console, "alice", profile=profile)
+    return asyncio.run(play_session(seat, list(zip(names, seats, strict=True)), games, "h"))
+
+
+def test_a_session_plays_every_game_and_its_record_verifies(tmp_path: Path) -> None:
+    session = _session(Person(simple), 6)
+    assert session.games == 6 and not session.left_early
+    assert session.fair_share == 0.5
+    path = tmp_path / "play.jsonl"
+    with JsonlRecorder(path) as recorder:
+        for line in session.record:
+            recorder.write(line)
+    assert len(verify_record(path)) == 6
+    # The person's result in the record is the one the session counted, seat by seat.
+    results = [line for line in session.record if line["type"] == "result"]
+    headers = [line for line in session.record if line["type"] == "header"]
+    for header, result, won in zip(headers, results, session.outcomes, strict=True):
+        seat = header["players"].index("alice")
+        assert (result["scores"][seat] == 1.0) == won
+    # Seats rotate: the person sits first in game 0, second in game 1.
+    assert [h["players"][0] for h in headers[:2]] == ["alice", "probability"]
+
+
+def test_bad_input_names_the_rule_and_is_asked_again() -> None:
+    person = Person(lines("9 9", "1 3", "11 3", "c", "banana", "", "2 2", "c", "c", "c"))
+    session = _session(person, 1)
+    shown = "\n".join(person.shown)
+    assert "a die has faces 1 to 6, not 9" in shown
+    assert "the opening bid must claim at least 2 dice" in shown
+    assert "claims more dice than the 10 in play" in shown
+    assert "there is no bid to challenge" in shown
+    assert "cannot read 'banana'" in shown
+    # Nothing the person typed reached the referee as a failure: it was asked again.
+    assert session.games == 1
+    assert not [line for line in session.record if line["type"] == "failure"]
+
+
+def test_leaving_mid_game_keeps_only_the_finished_games() -> None:
+    finished = _session(Person(simple), 2)
+
+    def leave_in_third_game(prompt: str, shown: list[str]) -> str | None:
+        begun = sum(text.startswith("A new game") for text in shown)
+        return "q" if begun == 3 else simple(prompt, shown)
+
+    session = _session(Person(leave_in_third_game), 10)
+    assert session.left_early and session.games == 2
+    assert session.outcomes == finished.outcomes
+    assert session.record == finished.record
+
+
+def test_the_end_of_input_leaves_the_table() -> None:
+    session = _session(Person(lines()), 5)
+    assert session.games == 0 and session.left_early
+
+
+def test_profile_and_help_are_not_moves() -> None:
+    calls: list[int] = []
+    asked: list[str] = []
+
+    def curious(prompt: str, shown: list[str]) -> str | None:
+        asked.append(prompt)
+        if len(asked) == 1:
+            return "p"
+        if len(asked) == 2:
+            return "?"
+        return simple(prompt, shown)
+
+    person = Person(curious)
+    session = _session(person, 1, profile=lambda: calls.append(1))
+    assert calls == [1]
+    assert any("A raise is a higher count" in text for text in person.shown)
+    assert session.games == 1
+    assert session.outcomes == _session(Person(simple), 1).outcomes
+
+
+def test_the_person_needs_a_name_no_bot_has_and_a_ruleset_for_the_table() -> None:
+    names, seats = in_process_seats(["probability"], "h", {})
+    person = HumanSeat(Person(lines()).console, "probability")
+    with pytest.raises(TableError, match="distinct names"):
+        asyncio.run(play_session(person, list(zip(names, seats, strict=True)), 1, "h"))
+    person = HumanSeat(Person(lines()).console, "alice")
+    with pytest.raises(TableError, match="players = 4"):
+        asyncio.run(
+            play_session(
+                person,
+                list(zip(names, seats, strict=True)),
+                1,
+                "h",
+                rules=LiarsDiceRules(players=4),
+            )
+        )
+
+
+# Typed ahead, "c" then "2 2" always gets on: "c" is taken whenever a bid stands, and refused
+# when the person opens, where "2 2" is taken.
+TYPED = ["c", "2 2"]
+
+
+def test_play_command_prints_the_score_seed_and_writes_a_record(tmp_path: Path) -> None:
+    typed = "\n".join(TYPED * 30) + "\n"
+    result = runner.invoke(
+        app,
+        [
+            "liars-dice",
+            "play",
+            "--against",
+            "bayes",
+            "--games",
+            "4",
+            "--seed",
+            "s",
+            "--record",
+            str(tmp_path),
+            "--json",
+        ],
+        input=typed,
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout.strip().splitlines()[-1])
+    assert data["games"] == 4 and data["bots"] == ["bayes"] and data["seed"] == "s"
+    assert 0.0 <= data["win_rate"] <= 1.0 and not data["left_early"]
+    (record,) = tmp_path.glob("*.jsonl")
+    assert len(verify_record(record)) == 4
+
+
+def test_play_command_shows_what_bayes_learnt_of_the_person() -> None:
+    typed = "\n".join(TYPED * 3 + ["p", "q"]) + "\n"
+    result = runner.invoke(
+        app, ["liars-dice", "play", "--games", "50", "--seed", "s", "--name", "bob"], input=typed
+    )
+    assert result.exit_code == 0, result.output
+    assert "bob:" in result.output and "games learnt" in result.output
+    assert "bayes imagines your hand as" in result.output
+    assert "you left early" in result.output and "match seed: s" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--against", "psychic"], "psychic"),
+        (["--against", "bayes", "--name", "bayes"], "distinct names"),
+        (["--against", "bayes", "--rules", "liars_dice_party"], "players = 4"),
+        (["--against", "bayes", "--config", "bayes"], "BOT=FILE"),
+    ],
+)
+def test_play_command_refuses_a_table_it_cannot_seat(args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["liars-dice", "play", *args], input="2 2\n")
+    assert result.exit_code == 2
+    assert message in " ".join(result.output.split())
+    assert "your move" not in result.output
