@@ -138,6 +138,37 @@ def check_table(names: Sequence[str], rules: LiarsDiceRules | None) -> LiarsDice
     return rules
 
 
+async def play_table_game(
+    game: int,
+    names: Sequence[str],
+    seats: Sequence[Seat],
+    seed: MatchSeed,
+    rules: LiarsDiceRules,
+    match_id: str,
+    *,
+    deadline_ms: int,
+    recorder: Recorder | None = None,
+) -> tuple[tuple[int, ...], int]:
+    """Game ``game`` of a table: player i (``names[i]`` at ``seats[i]``) seated by the
+    `seating` of that game, seat 0 opening, on the dice of that game index. Returns the winners
+    as player indices, sorted, and the decisions made."""
+    from arena.bench.liars_dice import play_seats
+
+    order = seating(game, len(seats))
+    result, decisions = await play_seats(
+        [seats[i] for i in order],
+        [names[i] for i in order],
+        seed,
+        game_index=game,
+        first=0,
+        rules=rules,
+        match_id=match_id,
+        deadline_ms=deadline_ms,
+        recorder=recorder,
+    )
+    return tuple(sorted(order[s] for s in result.winners)), decisions
+
+
 async def run_table(
     names: Sequence[str],
     seats: Sequence[Seat],
@@ -151,33 +182,20 @@ async def run_table(
 ) -> TableReport:
     """``games`` games through the referee between ``seats`` (bot i at ``seats[i]``, named
     ``names[i]``: in-process bots or bots on a server), each game in the next seating."""
-    from arena.bench.liars_dice import play_seats
-
     if len(names) != len(seats):
         raise TableError(f"{len(names)} names for {len(seats)} seats")
     rules = check_table(names, rules)
     count = len(seats)
     seed = MatchSeed.from_text(seed_text)
-    orderings = _orderings(count)
     wins = [0] * count
     won: list[tuple[int, ...]] = []
     winner_share = 0.0
     decisions = 0
     started = time.perf_counter()
     for k in range(games):
-        order = orderings[k % len(orderings)]
-        result, used = await play_seats(
-            [seats[i] for i in order],
-            [names[i] for i in order],
-            seed,
-            game_index=k,
-            first=0,
-            rules=rules,
-            match_id="table",
-            deadline_ms=deadline_ms,
-            recorder=recorder,
+        winners, used = await play_table_game(
+            k, names, seats, seed, rules, "table", deadline_ms=deadline_ms, recorder=recorder
         )
-        winners = tuple(sorted(order[s] for s in result.winners))
         for bot in winners:
             wins[bot] += 1
         won.append(winners)

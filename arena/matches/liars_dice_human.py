@@ -32,7 +32,7 @@ from arena.games.liars_dice import (
     broken_bid_rule,
     parse_action,
 )
-from arena.matches.liars_dice import check_table, seating
+from arena.matches.liars_dice import check_table, play_table_game
 from arena.matches.stats import Interval, proportion_interval
 from arena.records import MemoryRecorder
 from arena.transports.base import Seat
@@ -308,33 +308,29 @@ async def play_session(
 ) -> HumanSession:
     """Up to ``games`` games of the person against ``bots`` (name, seat); ends early, keeping
     the finished games, when the person quits. ``on_game`` hears of each finished game."""
-    from arena.bench.liars_dice import play_seats
-
     players = [person.name, *(name for name, _ in bots)]
     rules = check_table(players, rules)
     seats: list[Seat] = [person, *(seat for _, seat in bots)]
     session = HumanSession(person.name, players[1:], seed_text, rules.to_mapping())
     seed = MatchSeed.from_text(seed_text)
     for k in range(games):
-        order = seating(k, len(players))
         recorder = MemoryRecorder()
         try:
-            result, _ = await play_seats(
-                [seats[i] for i in order],
-                [players[i] for i in order],
+            winners, _ = await play_table_game(
+                k,
+                players,
+                seats,
                 seed,
-                game_index=k,
-                first=0,
-                rules=rules,
-                match_id="human",
+                rules,
+                "human",
                 deadline_ms=HUMAN_DEADLINE_MS,
                 recorder=recorder,
             )
         except Quit:
             session.left_early = True
             break
-        session.outcomes.append(order.index(0) in result.winners)
-        session.fair_shares.append(len(result.winners) / len(players))
+        session.outcomes.append(0 in winners)
+        session.fair_shares.append(len(winners) / len(players))
         session.record.extend(recorder.lines)
         if on_game is not None:
             on_game(session)
