@@ -173,6 +173,15 @@ class Duel:
 
 
 Driver = Literal["referee", "direct"]
+Opener = Literal["alternate", "bot", "opponent"]
+OPENERS: tuple[Opener, ...] = ("alternate", "bot", "opponent")
+"""Who opens the games of a duel. The seed does not say who opened in its experiments; the
+issue asks for alternating openers, the other two measure each side of that."""
+
+
+def first_player(opener: Opener, game: int) -> int:
+    """The seat that opens game ``game`` of a duel (the bot sits at seat 0)."""
+    return game % 2 if opener == "alternate" else 0 if opener == "bot" else 1
 
 
 def play_duel(
@@ -184,10 +193,12 @@ def play_duel(
     match_id: str,
     driver: Driver = "referee",
     progress: Progress | None = None,
+    opener: Opener = "alternate",
 ) -> Duel:
     """``games`` two-seat games, ``bot`` at seat 0, the first player alternating (seat 0 opens the
-    even games). Game k uses the dice stream of game index k, so every opponent faces the same
-    dice and two bots run with the same seed are compared on identical deals."""
+    even games) unless ``opener`` names one side. Game k uses the dice stream of game index k, so
+    every opponent faces the same dice and two bots run with the same seed are compared on
+    identical deals."""
     duel = Duel(opponent.name)
     pair = (bot, opponent)
     names = [bot.name, opponent.name]
@@ -202,7 +213,12 @@ def play_duel(
         for k in range(games):
             record(
                 *play_direct(
-                    pair, seed, game_index=k, first=k % 2, match_id=match_id, players=names
+                    pair,
+                    seed,
+                    game_index=k,
+                    first=first_player(opener, k),
+                    match_id=match_id,
+                    players=names,
                 )
             )
         duel.give_ups = getattr(bot.strategy, "give_ups", 0)
@@ -212,7 +228,12 @@ def play_duel(
         for k in range(games):
             record(
                 *await play_refereed(
-                    pair, seed, game_index=k, first=k % 2, match_id=match_id, players=names
+                    pair,
+                    seed,
+                    game_index=k,
+                    first=first_player(opener, k),
+                    match_id=match_id,
+                    players=names,
                 )
             )
 
@@ -233,6 +254,7 @@ class Gauntlet:
     duels: list[Duel]
     seconds: float
     driver: Driver = "referee"
+    opener: Opener = "alternate"
 
     @property
     def mean(self) -> float:
@@ -271,6 +293,7 @@ class Gauntlet:
             "games": self.games,
             "seed": self.seed,
             "driver": self.driver,
+            "opener": self.opener,
             "results": [d.to_json() for d in self.duels],
             "mean": round(self.mean, 4),
             "mean_ci95": self.mean_interval().to_json(),
@@ -297,29 +320,32 @@ def run_gauntlet(
     driver: Driver = "referee",
     progress: Progress | None = None,
     jobs: int = 1,
+    opener: Opener = "alternate",
 ) -> Gauntlet:
     """``bot_name`` against each personality for ``games`` games. A fresh bot meets each
     opponent, so a learning bot starts from nothing every time, as in the seed. With ``jobs`` > 1
     the personalities are shared out to that many worker processes; a duel depends only on its
     bot, opponent, games and seed, so the results are the same as with one, and ``progress``
     then hears of a duel's games when the duel ends. The workers are spawned, so a script that
-    asks for them needs the ``if __name__ == "__main__":`` guard of `multiprocessing`."""
+    asks for them needs the ``if __name__ == "__main__":`` guard of `multiprocessing`.
+    ``opener`` says who opens (`first_player`)."""
     chosen = list(opponents) if opponents is not None else list(PERSONALITIES)
     settings = dict(config or {})
     started = time.perf_counter()
     if jobs <= 1 or len(chosen) <= 1:
         duels = [
-            gauntlet_duel(bot_name, settings, name, games, seed_text, driver, progress)
+            gauntlet_duel(bot_name, settings, name, games, seed_text, driver, opener, progress)
             for name in chosen
         ]
     else:
         duels = run_in_processes(
             gauntlet_duel,
-            [(bot_name, settings, name, games, seed_text, driver) for name in chosen],
+            [(bot_name, settings, name, games, seed_text, driver, opener) for name in chosen],
             min(jobs, len(chosen)),
             on_done=None if progress is None else lambda duel: progress(duel.games),
         )
-    return Gauntlet(bot_name, games, seed_text, duels, time.perf_counter() - started, driver)
+    seconds = time.perf_counter() - started
+    return Gauntlet(bot_name, games, seed_text, duels, seconds, driver, opener)
 
 
 def gauntlet_duel(
@@ -329,6 +355,7 @@ def gauntlet_duel(
     games: int,
     seed_text: str,
     driver: Driver,
+    opener: Opener = "alternate",
     progress: Progress | None = None,
 ) -> Duel:
     """One duel of the gauntlet: a fresh ``bot_name`` against ``opponent_name``."""
@@ -342,6 +369,7 @@ def gauntlet_duel(
         match_id=f"gauntlet-{opponent_name}",
         driver=driver,
         progress=progress,
+        opener=opener,
     )
 
 
@@ -356,11 +384,21 @@ class Gain:
     baseline: Gauntlet
 
     def __post_init__(self) -> None:
-        shape = (self.bot.seed, self.bot.games, [d.opponent for d in self.bot.duels])
-        base = (self.baseline.seed, self.baseline.games, [d.opponent for d in self.baseline.duels])
+        shape = (
+            self.bot.seed,
+            self.bot.games,
+            self.bot.opener,
+            [d.opponent for d in self.bot.duels],
+        )
+        base = (
+            self.baseline.seed,
+            self.baseline.games,
+            self.baseline.opener,
+            [d.opponent for d in self.baseline.duels],
+        )
         if shape != base:
             raise ValueError(
-                "a gain pairs two gauntlets of the same seed, games and opponents: "
+                "a gain pairs two gauntlets of the same seed, games, opener and opponents: "
                 f"{shape} against {base}"
             )
 

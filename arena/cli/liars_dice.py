@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import typer
 from rich import box
@@ -18,9 +18,11 @@ from rich.table import Table
 
 from arena.bench.liars_dice import (
     FLOOR,
+    OPENERS,
     Driver,
     Gain,
     Gauntlet,
+    Opener,
     run_bench,
     run_gauntlet,
     run_match,
@@ -120,9 +122,17 @@ def gauntlet(
         help="list the personalities won against less often than this, and those whose whole "
         "95% interval lies under it (default: DESIGN §7's 55% against every personality)",
     ),
+    opener: str = typer.Option(
+        "alternate",
+        "--opener",
+        help="who opens: alternate (default, as the issue asks), bot (BOT opens every game) or "
+        "opponent; the seed does not say who opened in its experiments",
+    ),
 ) -> None:
     if driver not in ("referee", "direct"):
         fail(f"--driver must be 'referee' or 'direct', not {driver!r}")
+    if opener not in OPENERS:
+        fail(f"--opener must be one of {', '.join(OPENERS)}, not {opener!r}")
     chosen: Driver = "direct" if driver == "direct" else "referee"
     picked = list(PERSONALITIES)
     if opponents is not None:
@@ -150,6 +160,7 @@ def gauntlet(
                         driver=chosen,
                         progress=step,
                         jobs=jobs,
+                        opener=cast(Opener, opener),
                     )
                 )
     except (UnknownBotError, ConfigError, ArenaError) as exc:
@@ -173,6 +184,7 @@ def gauntlet(
 def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str, floor: float) -> None:
     table = Table(
         title=f"{result.bot}: {result.games} games against each personality (seed {seed})"
+        + ("" if result.opener == "alternate" else f", {result.opener} opening every game")
     )
     # The traits need a wide terminal; beside a baseline they would not fit at all.
     with_traits = gain is None and out.width >= 100

@@ -33,8 +33,8 @@ def test_the_gain_is_the_difference_of_the_means_with_an_interval_around_it() ->
 def test_gauntlets_of_different_shapes_do_not_pair() -> None:
     short = run_gauntlet("random-guess", 5, "gain", opponents=OPPONENTS[:2], driver="direct")
     full = run_gauntlet("random-guess", 5, "gain", opponents=OPPONENTS, driver="direct")
-    with pytest.raises(ValueError, match="same seed, games and opponents"):
+    with pytest.raises(ValueError, match="same seed, games, opener and opponents"):
         Gain(short, full)
     other_seed = run_gauntlet("random-guess", 5, "other", opponents=OPPONENTS, driver="direct")
-    with pytest.raises(ValueError, match="same seed, games and opponents"):
+    with pytest.raises(ValueError, match="same seed, games, opener and opponents"):
         Gain(full, other_seed)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.bench.liars_dice import FLOOR, Duel, Gauntlet, run_gauntlet
+from arena.bench.liars_dice import FLOOR, Duel, Gain, Gauntlet, run_gauntlet
 from arena.bench.liars_dice_charts import plot_trends
 from arena.cli.main import app
 from arena.matches.stats import proportion_interval
@@ -102,5 +102,27 @@ def test_charts_draw_a_baseline_beside_the_bot(tmp_path: Path) -> None:
     ]
     assert all(p.stat().st_size > 0 for p in written)
     other_seed = run_gauntlet("random-guess", 20, "other", opponents=pair, driver="direct")
-    with pytest.raises(ValueError, match="same seed, games and opponents"):
+    with pytest.raises(ValueError, match="same seed, games, opener and opponents"):
         plot_trends(bayes, tmp_path, other_seed)
+
+
+def test_opener_decides_who_opens_and_keeps_each_game_s_dice() -> None:
+    """Game k uses dice k whoever opens, and random-guess and the personalities carry nothing
+    from game to game: the games the bot opens under `alternate` (the even ones) are the same
+    games under `bot`, and the odd ones the same under `opponent`."""
+    args = ("random-guess", 24, "opener")
+    alternate = run_gauntlet(*args, opponents=["type5"], driver="direct").duels[0].outcomes
+    bot = run_gauntlet(*args, opponents=["type5"], driver="direct", opener="bot")
+    opponent = run_gauntlet(*args, opponents=["type5"], driver="direct", opener="opponent")
+    assert bot.duels[0].outcomes[0::2] == alternate[0::2]
+    assert opponent.duels[0].outcomes[1::2] == alternate[1::2]
+    assert bot.duels[0].outcomes != opponent.duels[0].outcomes
+    assert bot.to_json()["opener"] == "bot"
+    with pytest.raises(ValueError, match="opener"):
+        Gain(bot, opponent)
+
+
+def test_gauntlet_refuses_an_unknown_opener() -> None:
+    result = runner.invoke(app, ["liars-dice", "gauntlet", "--opener", "first", "--games", "1"])
+    assert result.exit_code == 2
+    assert "--opener must be one of alternate, bot, opponent" in " ".join(result.output.split())
