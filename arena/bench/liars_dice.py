@@ -373,6 +373,16 @@ def gauntlet_duel(
     )
 
 
+def _pairing(gauntlet: Gauntlet) -> tuple[Any, ...]:
+    """What two gauntlets must share for their games to pair up."""
+    return (
+        gauntlet.seed,
+        gauntlet.games,
+        gauntlet.opener,
+        [duel.opponent for duel in gauntlet.duels],
+    )
+
+
 @dataclass(frozen=True)
 class Gain:
     """A gauntlet beside a baseline's run on the same seed and opponents. Game k against a
@@ -384,18 +394,7 @@ class Gain:
     baseline: Gauntlet
 
     def __post_init__(self) -> None:
-        shape = (
-            self.bot.seed,
-            self.bot.games,
-            self.bot.opener,
-            [d.opponent for d in self.bot.duels],
-        )
-        base = (
-            self.baseline.seed,
-            self.baseline.games,
-            self.baseline.opener,
-            [d.opponent for d in self.baseline.duels],
-        )
+        shape, base = _pairing(self.bot), _pairing(self.baseline)
         if shape != base:
             raise ValueError(
                 "a gain pairs two gauntlets of the same seed, games, opener and opponents: "

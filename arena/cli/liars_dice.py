@@ -79,10 +79,11 @@ def _bot_config(path: Path | None, bot: str) -> dict[str, Any]:
 
 GAUNTLET_HELP = (
     "Play BOT against each of the 32 personalities of seed 002 §5.1 (a fresh BOT per "
-    "personality, the first player alternating) and print the win rate against each. Game k "
-    "against every personality uses the same dice, so two bots run with one seed are compared "
-    "on identical deals. Progress goes to stderr; --plot writes the seed's win-trend charts "
-    "(cumulative wins against games, with the slope-1/2 and slope-1 guide lines)."
+    "personality, the first player alternating unless --opener says otherwise) and print the "
+    "win rate against each. Game k against every personality uses the same dice, so two bots "
+    "run with one seed are compared on identical deals. Progress goes to stderr; --plot writes "
+    "the seed's win-trend charts (cumulative wins against games, with the slope-1/2 and slope-1 "
+    "guide lines)."
 )
 
 

@@ -193,7 +193,7 @@ class Bayes(RandomGuess):
             return
         model = self.model_for(self.opponent_name(opponents[0]))
         hidden = view.hidden_dice
-        for trust, claims in self._statements(view, model):
+        for trust, claims in self._claims(view, model):
             if self.real_guess:
                 # Ch. 6: every belief acts with its weight instead of being taken or not.
                 for claim in claims:
@@ -209,9 +209,7 @@ class Bayes(RandomGuess):
                     self._limit(claim.face, claim.limit)
         self._seen_bids = len(view.bids)
 
-    def _statements(
-        self, view: TableView, model: OpponentModel
-    ) -> Iterator[tuple[float, list[Claim]]]:
+    def _claims(self, view: TableView, model: OpponentModel) -> Iterator[tuple[float, list[Claim]]]:
         """What each new opponent bid says about its hand, per network used: the network's
         trust n/(n+10) and the claims it yields (圖 4.12–4.17)."""
         for i in range(self._seen_bids, len(view.bids)):
