@@ -225,8 +225,9 @@ class HumanSeat:
             standing = "you open"
         shown = observation.revealed[observation.seat] if observation.revealed else []
         mine = _dice(observation.dice) + (f" (shown: {_dice(shown)})" if shown else "")
+        wild = " | ones wild" if observation.ones_wild else ""
         try:
-            return self.console.ask(f"[{mine} | {standing}] your move (? for help): ")
+            return self.console.ask(f"[{mine} | {standing}{wild}] your move (? for help): ")
         except EOFError:
             raise Quit from None
 

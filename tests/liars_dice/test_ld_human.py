@@ -240,3 +240,13 @@ def test_play_command_refuses_a_table_it_cannot_seat(args: list[str], message: s
     assert result.exit_code == 2
     assert message in " ".join(result.output.split())
     assert "your move" not in result.output
+
+
+def test_the_prompt_says_when_ones_are_wild() -> None:
+    person = Person(simple)
+    names, seats = in_process_seats(["probability"], "h", {})
+    seat = HumanSeat(person.console, "alice")
+    rules = LiarsDiceRules(ones_wild=True)
+    asyncio.run(play_session(seat, list(zip(names, seats, strict=True)), 1, "h", rules=rules))
+    prompts = [text for text in person.shown if text.endswith("your move (? for help): ")]
+    assert prompts and all("ones wild" in text for text in prompts[:1])
