@@ -19,6 +19,7 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from arena.dealing import MatchSeed
@@ -210,32 +211,16 @@ def play_duel(
             progress(1)
 
     if driver == "direct":
+        direct = partial(play_direct, pair, seed, match_id=match_id, players=names)
         for k in range(games):
-            record(
-                *play_direct(
-                    pair,
-                    seed,
-                    game_index=k,
-                    first=first_player(opener, k),
-                    match_id=match_id,
-                    players=names,
-                )
-            )
+            record(*direct(game_index=k, first=first_player(opener, k)))
         duel.give_ups = getattr(bot.strategy, "give_ups", 0)
         return duel
 
     async def refereed() -> None:
+        referee = partial(play_refereed, pair, seed, match_id=match_id, players=names)
         for k in range(games):
-            record(
-                *await play_refereed(
-                    pair,
-                    seed,
-                    game_index=k,
-                    first=first_player(opener, k),
-                    match_id=match_id,
-                    players=names,
-                )
-            )
+            record(*await referee(game_index=k, first=first_player(opener, k)))
 
     asyncio.run(refereed())
     duel.give_ups = getattr(bot.strategy, "give_ups", 0)
