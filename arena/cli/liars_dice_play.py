@@ -135,6 +135,11 @@ def play_command(
         )
     except ArenaError as exc:
         fail(str(exc))
+    except KeyboardInterrupt:
+        # Ctrl-C while a bot thinks (at the prompt it is a plain 'q'): keep the finished games.
+        if session is None:
+            fail("interrupted before any game finished", 130)
+        session.left_early = True
     if record is not None and session.record:
         path = record_path(record, "liars-dice-play", seed_text)
         path.unlink(missing_ok=True)
