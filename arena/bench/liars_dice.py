@@ -174,15 +174,24 @@ class Duel:
 
 
 Driver = Literal["referee", "direct"]
-Opener = Literal["alternate", "bot", "opponent"]
-OPENERS: tuple[Opener, ...] = ("alternate", "bot", "opponent")
+Opener = Literal["alternate", "bot", "opponent", "loser", "winner"]
+OPENERS: tuple[Opener, ...] = ("alternate", "bot", "opponent", "loser", "winner")
 """Who opens the games of a duel. The seed does not say who opened in its experiments; the
-issue asks for alternating openers, the other two measure each side of that."""
+issue asks for alternating openers. `bot` and `opponent` measure each side of that; `loser` and
+`winner` (the previous game's, the bot opening the first) are the usual rules at a table."""
 
 
-def first_player(opener: Opener, game: int) -> int:
-    """The seat that opens game ``game`` of a duel (the bot sits at seat 0)."""
-    return game % 2 if opener == "alternate" else 0 if opener == "bot" else 1
+def first_player(opener: Opener, game: int, bot_won_last: bool | None = None) -> int:
+    """The seat that opens game ``game`` of a duel (the bot sits at seat 0); ``bot_won_last``
+    is the previous game's result for the bot (``None`` before the first)."""
+    if opener == "alternate":
+        return game % 2
+    if opener == "bot" or bot_won_last is None:
+        return 0
+    if opener == "opponent":
+        return 1
+    loser = 1 if bot_won_last else 0
+    return loser if opener == "loser" else 1 - loser
 
 
 def play_duel(
@@ -197,12 +206,15 @@ def play_duel(
     opener: Opener = "alternate",
 ) -> Duel:
     """``games`` two-seat games, ``bot`` at seat 0, the first player alternating (seat 0 opens the
-    even games) unless ``opener`` names one side. Game k uses the dice stream of game index k, so
-    every opponent faces the same dice and two bots run with the same seed are compared on
-    identical deals."""
+    even games) unless ``opener`` says otherwise (`first_player`). Game k uses the dice stream of
+    game index k, so every opponent faces the same dice and two bots run with the same seed are
+    compared on identical deals."""
     duel = Duel(opponent.name)
     pair = (bot, opponent)
     names = [bot.name, opponent.name]
+
+    def first(game: int) -> int:
+        return first_player(opener, game, duel.outcomes[-1] if duel.outcomes else None)
 
     def record(result: GameResult, decisions: int) -> None:
         duel.outcomes.append(0 in result.winners)
@@ -213,14 +225,14 @@ def play_duel(
     if driver == "direct":
         direct = partial(play_direct, pair, seed, match_id=match_id, players=names)
         for k in range(games):
-            record(*direct(game_index=k, first=first_player(opener, k)))
+            record(*direct(game_index=k, first=first(k)))
         duel.give_ups = getattr(bot.strategy, "give_ups", 0)
         return duel
 
     async def refereed() -> None:
         referee = partial(play_refereed, pair, seed, match_id=match_id, players=names)
         for k in range(games):
-            record(*await referee(game_index=k, first=first_player(opener, k)))
+            record(*await referee(game_index=k, first=first(k)))
 
     asyncio.run(refereed())
     duel.give_ups = getattr(bot.strategy, "give_ups", 0)

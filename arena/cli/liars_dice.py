@@ -126,8 +126,9 @@ def gauntlet(
     opener: str = typer.Option(
         "alternate",
         "--opener",
-        help="who opens: alternate (default, as the issue asks), bot (BOT opens every game) or "
-        "opponent; the seed does not say who opened in its experiments",
+        help="who opens: alternate (default, as the issue asks), bot (BOT opens every game), "
+        "opponent, loser or winner (of the previous game; BOT opens the first); the seed does "
+        "not say who opened in its experiments",
     ),
 ) -> None:
     if driver not in ("referee", "direct"):
@@ -185,7 +186,7 @@ def gauntlet(
 def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str, floor: float) -> None:
     table = Table(
         title=f"{result.bot}: {result.games} games against each personality (seed {seed})"
-        + ("" if result.opener == "alternate" else f", {result.opener} opening every game")
+        + ("" if result.opener == "alternate" else f", opener: {result.opener}")
     )
     # The traits need a wide terminal; beside a baseline they would not fit at all.
     with_traits = gain is None and out.width >= 100

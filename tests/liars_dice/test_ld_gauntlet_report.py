@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.bench.liars_dice import FLOOR, Duel, Gain, Gauntlet, run_gauntlet
+from arena.bench.liars_dice import FLOOR, Duel, Gain, Gauntlet, first_player, run_gauntlet
 from arena.bench.liars_dice_charts import plot_trends
 from arena.cli.main import app
 from arena.matches.stats import proportion_interval
@@ -118,6 +118,15 @@ def test_opener_decides_who_opens_and_keeps_each_game_s_dice() -> None:
     assert opponent.duels[0].outcomes[1::2] == alternate[1::2]
     assert bot.duels[0].outcomes != opponent.duels[0].outcomes
     assert bot.to_json()["opener"] == "bot"
+    # The loser of a game opens the next (the bot opens the first): each of its games is the
+    # game of the same index in the run where that side opens every game.
+    for rule in ("loser", "winner"):
+        played = run_gauntlet(*args, opponents=["type5"], driver="direct", opener=rule)
+        won = played.duels[0].outcomes
+        for k, result in enumerate(won):
+            opens = first_player(rule, k, won[k - 1] if k else None)
+            assert result == (bot if opens == 0 else opponent).duels[0].outcomes[k]
+    assert first_player("winner", 5, True) == 0 and first_player("winner", 5, False) == 1
     with pytest.raises(ValueError, match="opener"):
         Gain(bot, opponent)
 
@@ -125,4 +134,5 @@ def test_opener_decides_who_opens_and_keeps_each_game_s_dice() -> None:
 def test_gauntlet_refuses_an_unknown_opener() -> None:
     result = runner.invoke(app, ["liars-dice", "gauntlet", "--opener", "first", "--games", "1"])
     assert result.exit_code == 2
-    assert "--opener must be one of alternate, bot, opponent" in " ".join(result.output.split())
+    expected = "--opener must be one of alternate, bot, opponent, loser, winner"
+    assert expected in " ".join(result.output.split())
