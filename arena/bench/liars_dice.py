@@ -385,7 +385,10 @@ class Gain:
     """A gauntlet beside a baseline's run on the same seed and opponents. Game k against a
     personality deals the same dice to both bots in the same seats, so the games pair up; the
     gain is the mean of the game-by-game differences (won minus won, −1, 0 or 1) — the
-    difference of the two mean win rates — with its Student-t 95% interval."""
+    difference of the two mean win rates — with its Student-t 95% interval. Under the `loser`
+    and `winner` openers the two runs may open game k from different seats (each follows its own
+    results); the games still share their dice, so the pairs are looser, and the gain is still
+    the difference of the two means."""
 
     bot: Gauntlet
     baseline: Gauntlet
