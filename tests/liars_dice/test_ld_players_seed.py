@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 import pytest
+from seed_figures import BIDS, HAND, believing_model, doubting_model
 
 from arena.dealing import MatchSeed, RandomStream
 from arena.games.liars_dice import CHALLENGE, Bid, LiarsDiceAction, LiarsDiceGame, LiarsDiceRules
@@ -178,9 +179,6 @@ def test_flow_opener_only_needs_a_bid() -> None:
 
 # -- §4.3: the imagined hand and the limit array -----------------------------------------------
 
-BIG = 10**9
-"""Counts large enough that the trust n/(n+10) and the learnt probabilities are 1 − 1e-8."""
-
 
 def _bayes(model: OpponentModel) -> Bayes:
     player = Bayes()
@@ -189,15 +187,14 @@ def _bayes(model: OpponentModel) -> Bayes:
     return player
 
 
-# 圖 4.12–4.17: the opponent opens "two 3s", we bid "three 5s", it answers "three 6s".
-_BIDS = [(1, Bid(2, 3)), (0, Bid(3, 5)), (1, Bid(3, 6))]
-_HAND = (1, 2, 4, 5, 5)
+# 圖 4.12–4.17 (`seed_figures`): the opponent opens "two 3s", we bid "three 5s", it answers
+# "three 6s".
 
 
 def test_fig_4_11_starts_empty_and_an_untrained_network_is_never_used() -> None:
     """圖 4.11: an empty imagined hand and six −1 (no limit); trust n/(n+10) is 0 at first."""
     player = _bayes(OpponentModel(opponent="opp"))
-    player.prepare(_view(_HAND, _BIDS))
+    player.prepare(_view(HAND, BIDS))
     assert player.imagined == [0] * 7
     assert player.limits == [None] * 7
 
@@ -212,16 +209,8 @@ def test_trust_threshold_is_n_over_n_plus_10() -> None:
 def test_fig_4_12_to_4_14_beliefs_fill_the_imagined_hand() -> None:
     """圖 4.12: a believed opening "two 3s" adds a 3. 圖 4.13: an answer read as supporting our
     "three 5s" fills 5s to 3 − 2 = 1. 圖 4.14: a believed "three 6s" fills 6s to 3 − 1 = 2."""
-    model = OpponentModel(
-        opponent="opp",
-        opening_lie=[BIG, 0],
-        decisions={"3": BIG},
-        support={"3": [0, BIG]},
-        challenge={"3,1": [BIG, 0]},
-        lie={"3,1": [BIG, 0]},
-    )
-    player = _bayes(model)
-    player.prepare(_view(_HAND, _BIDS))
+    player = _bayes(believing_model())
+    player.prepare(_view(HAND, BIDS))
     assert player.imagined == [0, 0, 0, 1, 0, 1, 2]
     assert player.limits == [None] * 7
 
@@ -230,16 +219,8 @@ def test_fig_4_15_to_4_17_disbeliefs_set_limits() -> None:
     """圖 4.15: a disbelieved "two 3s" limits 3s to 2 − 2 = 0. 圖 4.16: an answer read as not
     supporting our "three 5s" limits 5s to one. 圖 4.17: a disbelieved "three 6s" limits 6s to
     one. Every later guess of the opponent's 3s is then 0."""
-    model = OpponentModel(
-        opponent="opp",
-        opening_lie=[0, BIG],
-        decisions={"3": BIG},
-        support={"3": [BIG, 0]},
-        challenge={"3,0": [BIG, 0]},
-        lie={"3,0": [0, BIG]},
-    )
-    player = _bayes(model)
-    view = _view(_HAND, _BIDS)
+    player = _bayes(doubting_model())
+    view = _view(HAND, BIDS)
     player.prepare(view)
     assert player.imagined == [0] * 7
     assert player.limits == [None, None, None, 0, None, 1, 1]

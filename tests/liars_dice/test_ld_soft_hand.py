@@ -7,15 +7,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from seed_figures import BIDS, believing_model
 
 from arena.bench.liars_dice import make_ld_bot, play_duel
 from arena.dealing import MatchSeed
-from arena.games.liars_dice import Bid, LiarsDiceGame, LiarsDiceRules
+from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
 from bots.liars_dice import Bayes, LiarsDiceBot, OpponentModel, RandomGuess, TableView
 from bots.liars_dice.soft_hand import SoftHand
-
-BIG = 10**9
-"""Counts large enough that trust and the learnt probabilities are 1 − 1e-8."""
 
 
 def test_a_belief_fills_its_face_by_its_weight() -> None:
@@ -112,13 +110,10 @@ def test_a_completed_hand_holds_every_hidden_die(
 
 # -- the Bayesian player with real numbers ---------------------------------------------------
 
-# 圖 4.12–4.17: the opponent opens "two 3s", we bid "three 5s", it answers "three 6s".
-_BIDS = [(1, Bid(2, 3)), (0, Bid(3, 5)), (1, Bid(3, 6))]
-
 
 def _view() -> TableView:
     game = LiarsDiceGame.with_dice(LiarsDiceRules(), [[1, 2, 4, 5, 5], [1, 2, 3, 4, 6]], first=1)
-    for bidder, bid in _BIDS:
+    for bidder, bid in BIDS:
         game.apply(bidder, bid)
     return TableView.from_observation(game.observation(0))
 
@@ -132,15 +127,7 @@ def _real_bayes(model: OpponentModel) -> Bayes:
 
 def test_trusted_beliefs_fill_the_real_hand_as_the_whole_one() -> None:
     """With trust and probabilities near 1 the weights are near 1: 圖 4.12–4.14's hand."""
-    model = OpponentModel(
-        opponent="opp",
-        opening_lie=[BIG, 0],
-        decisions={"3": BIG},
-        support={"3": [0, BIG]},
-        challenge={"3,1": [BIG, 0]},
-        lie={"3,1": [BIG, 0]},
-    )
-    player = _real_bayes(model)
+    player = _real_bayes(believing_model())
     view = _view()
     player.prepare(view)
     assert player.soft.counts == pytest.approx([0, 0, 0, 1, 0, 1, 2], abs=1e-6)
