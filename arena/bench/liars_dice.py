@@ -345,6 +345,41 @@ def run_gauntlet(
     return Gauntlet(bot_name, games, seed_text, duels, seconds, driver, opener)
 
 
+def pool_gauntlets(runs: Sequence[Gauntlet]) -> Gauntlet:
+    """Gauntlets of one bot on several seeds as one: against each personality the seeds' games
+    follow each other, seed by seed, so a win rate is over every seed's games and two pooled
+    runs on the same seeds still pair game by game (`Gain`). The seed reads ``1,2,3``."""
+    if not runs:
+        raise ValueError("no gauntlet to pool")
+    first = runs[0]
+    shape = (first.bot, first.games, first.driver, first.opener, _opponents(first))
+    for run in runs[1:]:
+        if (run.bot, run.games, run.driver, run.opener, _opponents(run)) != shape:
+            raise ValueError(f"cannot pool gauntlets of different runs: {shape} and {run.seed}")
+    duels = [
+        Duel(
+            duel.opponent,
+            [won for run in runs for won in run.duels[k].outcomes],
+            sum(run.duels[k].decisions for run in runs),
+            sum(run.duels[k].give_ups for run in runs),
+        )
+        for k, duel in enumerate(first.duels)
+    ]
+    return Gauntlet(
+        first.bot,
+        first.games * len(runs),
+        ",".join(run.seed for run in runs),
+        duels,
+        sum(run.seconds for run in runs),
+        first.driver,
+        first.opener,
+    )
+
+
+def _opponents(gauntlet: Gauntlet) -> list[str]:
+    return [duel.opponent for duel in gauntlet.duels]
+
+
 def gauntlet_duel(
     bot_name: str,
     config: Mapping[str, Any],
@@ -372,12 +407,7 @@ def gauntlet_duel(
 
 def _pairing(gauntlet: Gauntlet) -> tuple[Any, ...]:
     """What two gauntlets must share for their games to pair up."""
-    return (
-        gauntlet.seed,
-        gauntlet.games,
-        gauntlet.opener,
-        [duel.opponent for duel in gauntlet.duels],
-    )
+    return (gauntlet.seed, gauntlet.games, gauntlet.opener, _opponents(gauntlet))
 
 
 @dataclass(frozen=True)

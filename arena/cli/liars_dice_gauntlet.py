@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import typer
 from rich.table import Table
@@ -15,6 +15,7 @@ from arena.bench.liars_dice import (
     Gain,
     Gauntlet,
     Opener,
+    pool_gauntlets,
     run_gauntlet,
 )
 from arena.bench.liars_dice_charts import plot_trends
@@ -45,7 +46,16 @@ GAUNTLET_HELP = (
 def gauntlet(
     bot: str = typer.Option("random-guess", "--bot", help="the bot to test"),
     games: int = typer.Option(500, "--games", min=1, help="games against each personality"),
-    seed: str = typer.Option("1", "--seed", help="match seed (any text, or 64 hex digits)"),
+    seed: str | None = typer.Option(
+        None, "--seed", help="match seed (any text, or 64 hex digits) [default: 1]"
+    ),
+    seeds: str | None = typer.Option(
+        None,
+        "--seeds",
+        help="several seeds, pooled: comma-separated, ranges allowed (e.g. 1-8); each "
+        "personality's win rate and the gain are over every seed's games, and each seed's mean "
+        "is shown too",
+    ),
     config: Path | None = typer.Option(None, "--config", help="bot config (TOML)"),
     driver: str = typer.Option("referee", "--driver", help=DRIVER_HELP),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
@@ -98,37 +108,58 @@ def gauntlet(
             fail(f"--opponents takes personalities type1 … type32, got {opponents!r}")
     if baseline_config is not None and baseline is None:
         fail("--baseline-config needs --baseline")
+    if seed is not None and seeds is not None:
+        fail("give --seed or --seeds, not both")
+    seed_list = [seed or "1"] if seeds is None else _seed_list(seeds)
+    if plot is not None and len(seed_list) > 1:
+        fail("--plot draws the games of one seed; give --seed")
     output_directory(plot, "--plot")
     options = bot_config(config, bot)
     base_options = bot_config(baseline_config, baseline) if baseline is not None else {}
     runs = [(bot, options)] + ([(baseline, base_options)] if baseline is not None else [])
-    results = []
+    # One list of per-seed gauntlets for the bot, and one for the baseline.
+    results: list[list[Gauntlet]] = []
+    total = games * len(picked) * len(seed_list)
     try:
         for name, settings in runs:
-            with progress(games * len(picked), f"{name} vs {len(picked)} personalities") as step:
+            with progress(total, f"{name} vs {len(picked)} personalities") as step:
                 results.append(
-                    run_gauntlet(
-                        name,
-                        games,
-                        seed,
-                        config=settings,
-                        opponents=picked,
-                        driver=chosen,
-                        progress=step,
-                        jobs=jobs,
-                        opener=cast(Opener, opener),
-                    )
+                    [
+                        run_gauntlet(
+                            name,
+                            games,
+                            one_seed,
+                            config=settings,
+                            opponents=picked,
+                            driver=chosen,
+                            progress=step,
+                            jobs=jobs,
+                            opener=cast(Opener, opener),
+                        )
+                        for one_seed in seed_list
+                    ]
                 )
     except (UnknownBotError, ConfigError, ArenaError) as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         fail("interrupted: a gauntlet is reported only once every personality is played", 130)
-    result = results[0]
-    gain = Gain(result, results[1]) if len(results) > 1 else None
+    result = pool_gauntlets(results[0])
+    gain = Gain(result, pool_gauntlets(results[1])) if len(results) > 1 else None
+    per_seed = [
+        [_seed_summary(run, floor) for run in runs] for runs in results if len(seed_list) > 1
+    ]
     if json_output:
-        print_json(result.to_json(floor) | (gain.to_json() if gain is not None else {}))
+        extra = {"per_seed": per_seed[0]} if per_seed else {}
+        if len(per_seed) > 1:
+            extra["baseline_per_seed"] = per_seed[1]
+        print_json(result.to_json(floor) | (gain.to_json() if gain is not None else {}) | extra)
     else:
-        _show_gauntlet(result, gain, seed, floor)
+        _show_gauntlet(result, gain, ", ".join(seed_list), floor)
+        for k, one_seed in enumerate(seed_list if per_seed else []):
+            text = f"seed {one_seed}: " + "; ".join(
+                f"{runs[k]['bot']} {_seed_line(runs[k], floor)}" for runs in per_seed
+            )
+            out.print(text)
     if plot is not None:
         try:
             written = plot_trends(result, plot, gain.baseline if gain is not None else None)
@@ -137,9 +168,49 @@ def gauntlet(
         err.print(f"wrote {len(written)} charts to {plot} (overview: {written[-1].name})")
 
 
+MAX_SEEDS = 1000
+
+
+def _seed_list(text: str) -> list[str]:
+    """``1-8`` → 1…8; ``1,5,x`` → those three; ranges are of whole numbers, any other text is
+    one seed."""
+    seeds: list[str] = []
+    for item in (part.strip() for part in text.split(",")):
+        low, dash, high = item.partition("-")
+        if dash and low.isdigit() and high.isdigit():
+            if int(high) < int(low) or int(high) - int(low) >= MAX_SEEDS:
+                fail(f"--seeds: {item!r} is not a range of 1 to {MAX_SEEDS} seeds")
+            seeds += [str(n) for n in range(int(low), int(high) + 1)]
+        elif item:
+            seeds.append(item)
+    if not seeds or len(seeds) > MAX_SEEDS or len(set(seeds)) != len(seeds):
+        fail(f"--seeds takes 1 to {MAX_SEEDS} different seeds, got {text!r}")
+    return seeds
+
+
+def _seed_summary(run: Gauntlet, floor: float) -> dict[str, Any]:
+    lowest = min(run.duels, key=lambda duel: duel.win_rate)
+    return {
+        "bot": run.bot,
+        "seed": run.seed,
+        "mean": round(run.mean, 4),
+        "min": round(lowest.win_rate, 4),
+        "lowest": lowest.opponent,
+        "below": [duel.opponent for duel in run.below(floor)],
+    }
+
+
+def _seed_line(summary: dict[str, Any], floor: float) -> str:
+    return (
+        f"mean {summary['mean']:.1%}, lowest {summary['min']:.1%} ({summary['lowest']}), "
+        f"{len(summary['below'])} below {floor:.0%}"
+    )
+
+
 def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str, floor: float) -> None:
     table = Table(
-        title=f"{result.bot}: {result.games} games against each personality (seed {seed})"
+        title=f"{result.bot}: {result.games} games against each personality "
+        f"(seed{'s' if ',' in seed else ''} {seed})"
         + ("" if result.opener == "alternate" else f", opener: {result.opener}")
     )
     # The traits need a wide terminal; beside a baseline they would not fit at all.

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.bench.liars_dice import FLOOR, Duel, Gain, Gauntlet, first_player, run_gauntlet
+from arena.bench.liars_dice import (
+    FLOOR,
+    Duel,
+    Gain,
+    Gauntlet,
+    first_player,
+    pool_gauntlets,
+    run_gauntlet,
+)
 from arena.bench.liars_dice_charts import plot_trends
 from arena.cli.main import app
 from arena.matches.stats import proportion_interval
@@ -136,3 +144,55 @@ def test_gauntlet_refuses_an_unknown_opener() -> None:
     assert result.exit_code == 2
     expected = "--opener must be one of alternate, bot, opponent, loser, winner"
     assert expected in " ".join(result.output.split())
+
+
+def test_pooled_seeds_follow_each_other_and_still_pair() -> None:
+    runs = [
+        run_gauntlet("random-guess", 12, seed, opponents=["type5", "type9"], driver="direct")
+        for seed in ("a", "b")
+    ]
+    pooled = pool_gauntlets(runs)
+    assert pooled.seed == "a,b" and pooled.games == 24
+    for k, duel in enumerate(pooled.duels):
+        assert duel.outcomes == runs[0].duels[k].outcomes + runs[1].duels[k].outcomes
+    assert pooled.mean == pytest.approx((runs[0].mean + runs[1].mean) / 2)
+    other = pool_gauntlets(
+        [
+            run_gauntlet("probability", 12, seed, opponents=["type5", "type9"], driver="direct")
+            for seed in ("a", "b")
+        ]
+    )
+    diffs = [
+        float(x) - float(y)
+        for mine, theirs in zip(pooled.duels, other.duels, strict=True)
+        for x, y in zip(mine.outcomes, theirs.outcomes, strict=True)
+    ]
+    assert Gain(pooled, other).interval().estimate == pytest.approx(sum(diffs) / len(diffs))
+    with pytest.raises(ValueError, match="cannot pool"):
+        pool_gauntlets([runs[0], other])
+
+
+def test_gauntlet_seeds_reports_the_pool_and_each_seed() -> None:
+    args = ["liars-dice", "gauntlet", "--games", "6", "--opponents", "type5", "--driver", "direct"]
+    result = runner.invoke(app, [*args, "--seeds", "3-4", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["seed"] == "3,4" and data["results"][0]["games"] == 12
+    for summary in data["per_seed"]:
+        single = runner.invoke(app, [*args, "--seed", summary["seed"], "--json"])
+        assert json.loads(single.stdout)["mean"] == summary["mean"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--seed", "1", "--seeds", "1-2"], "not both"),
+        (["--seeds", "5-1"], "not a range"),
+        (["--seeds", "1,1"], "different seeds"),
+        (["--seeds", "1-2", "--plot", "charts"], "one seed"),
+    ],
+)
+def test_gauntlet_refuses_bad_seeds(extra: list[str], message: str) -> None:
+    result = runner.invoke(app, ["liars-dice", "gauntlet", "--games", "1", *extra])
+    assert result.exit_code == 2
+    assert message in " ".join(result.output.split())
