@@ -191,7 +191,8 @@ class HumanSeat:
         observation = request.observation
         if not isinstance(observation, LiarsDiceObservation):
             raise TypeError("a person's seat here plays liar's dice only")
-        legal = set(request.legal or ())
+        # Without a list of legal actions (the protocol allows it) the referee judges alone.
+        legal = None if request.legal is None else set(request.legal)
         while True:
             command = read_command(self._prompt(observation))
             if not command:
@@ -213,7 +214,7 @@ class HumanSeat:
             except InvalidActionError as exc:
                 self.console.say(f"{exc} (? for help)")
                 continue
-            if str(action) in legal:
+            if legal is None or str(action) in legal:
                 return Action(seq=request.seq, action=str(action), seat=request.seat)
             self.console.say(_why_not(action, observation))
 
