@@ -20,6 +20,7 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import permutations
 from typing import Any
 
@@ -40,12 +41,14 @@ class TableError(ArenaError, ValueError):
 
 def seating(game: int, seats: int) -> tuple[int, ...]:
     """Which bot sits at each seat in game ``game``: the (game mod seats!)-th permutation."""
-    cycle = math.factorial(seats)
-    return _orderings(seats)[game % cycle]
+    orderings = _orderings(seats)
+    return orderings[game % len(orderings)]
 
 
-def _orderings(seats: int) -> list[tuple[int, ...]]:
-    return list(permutations(range(seats)))
+@cache
+def _orderings(seats: int) -> tuple[tuple[int, ...], ...]:
+    # Built once per table size: every game of a table asks for its seating.
+    return tuple(permutations(range(seats)))
 
 
 def table_names(bots: Sequence[str]) -> list[str]:
