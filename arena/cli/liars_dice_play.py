@@ -17,8 +17,7 @@ from arena.errors import ArenaError
 from arena.games.errors import GameError
 from arena.games.liars_dice import load_ruleset
 from arena.matches.liars_dice import check_table, in_process_seats
-from arena.matches.liars_dice_human import Console as SeatConsole
-from arena.matches.liars_dice_human import HumanSeat, HumanSession, play_session
+from arena.matches.liars_dice_human import HumanSeat, HumanSession, Terminal, play_session
 from arena.records import JsonlRecorder
 from arena.transports.base import Seat
 from arena.transports.inprocess import InProcessSeat
@@ -36,7 +35,7 @@ PLAY_HELP = (
 )
 
 
-def _stream_console(stream: Any) -> SeatConsole:
+def _stream_console(stream: Any) -> Terminal:
     """Prompts and text on ``stream`` (stderr under --json, so stdout holds only the JSON)."""
     text = Console(file=stream, highlight=False, markup=False, soft_wrap=True)
 
@@ -52,7 +51,7 @@ def _stream_console(stream: Any) -> SeatConsole:
             raise EOFError
         return line
 
-    return SeatConsole(ask=ask, say=text.print)
+    return Terminal(ask=ask, say=text.print)
 
 
 @ld_app.command("play", help=PLAY_HELP)
@@ -170,7 +169,7 @@ def _bots(seats: list[Seat]) -> list[LiarsDiceBot]:
     ]
 
 
-def _show_bayes(console: SeatConsole, out: Console, bot: LiarsDiceBot, human: str) -> None:
+def _show_bayes(console: Terminal, out: Console, bot: LiarsDiceBot, human: str) -> None:
     """The seed's 圖 5.5 for one Bayesian bot: its networks' tables about you, and the hand it
     imagines for you after its last decision."""
     strategy = bot.strategy

@@ -70,7 +70,7 @@ class Quit(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Console:
+class Terminal:
     """The terminal, injected so that tests can script a person."""
 
     ask: Callable[[str], str]
@@ -113,10 +113,10 @@ def _dice(dice: Sequence[int]) -> str:
 
 
 class HumanSeat:
-    """A `Seat` played by a person at a `Console`."""
+    """A `Seat` played by a person at a `Terminal`."""
 
     def __init__(
-        self, console: Console, name: str, profile: Callable[[], None] | None = None
+        self, console: Terminal, name: str, profile: Callable[[], None] | None = None
     ) -> None:
         self.console = console
         self.name = name

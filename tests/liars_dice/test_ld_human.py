@@ -15,9 +15,9 @@ from arena.cli.main import app
 from arena.games.liars_dice import LiarsDiceRules
 from arena.matches.liars_dice import TableError, in_process_seats
 from arena.matches.liars_dice_human import (
-    Console,
     HumanSeat,
     HumanSession,
+    Terminal,
     play_session,
     read_command,
 )
@@ -69,8 +69,8 @@ class Person:
         self.shown.append(text)
 
     @property
-    def console(self) -> Console:
-        return Console(ask=self.ask, say=self.say)
+    def console(self) -> Terminal:
+        return Terminal(ask=self.ask, say=self.say)
 
     @property
     def games_begun(self) -> int:
