@@ -400,9 +400,10 @@ def bench_command(
 
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
-    # These modules add `arena liars-dice gauntlet` and `play` to ld_app.
+    # These modules add `arena liars-dice gauntlet`, `play` and `targets` to ld_app.
     import arena.cli.liars_dice_gauntlet
-    import arena.cli.liars_dice_play  # noqa: F401
+    import arena.cli.liars_dice_play
+    import arena.cli.liars_dice_targets  # noqa: F401
 
     app.add_typer(ld_app, name="liars-dice")
     match_app.command("liars-dice", help=MATCH_HELP)(match_command)

@@ -110,7 +110,7 @@ def gauntlet(
         fail("--baseline-config needs --baseline")
     if seed is not None and seeds is not None:
         fail("give --seed or --seeds, not both")
-    seed_list = [seed or "1"] if seeds is None else _seed_list(seeds)
+    seed_list = [seed or "1"] if seeds is None else parse_seeds(seeds)
     if plot is not None and len(seed_list) > 1:
         fail("--plot draws the games of one seed; give --seed")
     output_directory(plot, "--plot")
@@ -171,7 +171,7 @@ def gauntlet(
 MAX_SEEDS = 1000
 
 
-def _seed_list(text: str) -> list[str]:
+def parse_seeds(text: str) -> list[str]:
     """``1-8`` → 1…8; ``1,5,x`` → those three; ranges are of whole numbers, any other text is
     one seed."""
     seeds: list[str] = []

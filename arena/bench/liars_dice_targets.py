@@ -1,0 +1,253 @@
+"""The liar's dice strength targets (issue 5, DESIGN §7), measured in one run and judged from the
+games.
+
+random-guess, bayes and probability each play the 32 personalities on the same seeds, with the
+same opener, so every game k deals all three the same dice and the gains pair game by game
+(`Gain`). Each target then gets one of three verdicts:
+
+* ``met`` — the games show it (every seed's 500-game gauntlet meets it, or the pooled 95%
+  interval lies on the right side of the line);
+* ``missed`` — the games show the opposite (the pooled interval lies on the wrong side);
+* ``not shown`` — the games leave it open (the interval holds the line, or some seeds meet it
+  and the pool does not prove a miss).
+
+This replaces hand-assembled figures: the target table of docs/STRATEGIES.md is this module's
+output (``arena liars-dice targets --opener all --seeds 1-8``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from arena.bench.liars_dice import (
+    FLOOR,
+    Driver,
+    Gain,
+    Gauntlet,
+    Opener,
+    Progress,
+    pool_gauntlets,
+    run_gauntlet,
+)
+from arena.matches.stats import Interval
+
+Verdict = Literal["met", "missed", "not shown"]
+
+RANDOM_GUESS, BAYES, PROBABILITY = "random-guess", "bayes", "probability"
+TARGET_BOTS: tuple[str, ...] = (RANDOM_GUESS, BAYES, PROBABILITY)
+"""The three players the targets speak of, in the order they are run."""
+
+MEAN_RANGE = (0.60, 0.70)
+"""random-guess's mean win rate over the 32 personalities, as the seed reports it (60–70%)."""
+
+MIN_GAIN = 0.03
+"""How far bayes must average above random-guess (3 points)."""
+
+GAINS: tuple[tuple[str, str], ...] = (
+    (BAYES, RANDOM_GUESS),
+    (RANDOM_GUESS, PROBABILITY),
+    (BAYES, PROBABILITY),
+)
+"""The paired gains the targets read: (bot, baseline)."""
+
+
+@dataclass(frozen=True)
+class TargetCheck:
+    key: str
+    target: str
+    verdict: Verdict
+    measured: str
+    """The figures the verdict rests on, in words."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "target": self.target,
+            "verdict": self.verdict,
+            "measured": self.measured,
+        }
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def points(interval: Interval) -> str:
+    return f"{100 * interval.estimate:+.2f} [{100 * interval.low:+.2f}, {100 * interval.high:+.2f}]"
+
+
+def spread(values: Sequence[float]) -> str:
+    low, high = min(values), max(values)
+    return _pct(low) if low == high else f"{_pct(low)}–{_pct(high)}"
+
+
+def count_spread(values: Sequence[int]) -> str:
+    low, high = min(values), max(values)
+    return str(low) if low == high else f"{low}–{high}"
+
+
+@dataclass
+class TargetRun:
+    """The three players' gauntlets under one opener, on each seed (``runs[bot][k]`` is seed
+    ``seeds[k]``)."""
+
+    opener: Opener
+    games: int
+    seeds: list[str]
+    runs: dict[str, list[Gauntlet]]
+    floor: float = FLOOR
+    _pooled: dict[str, Gauntlet] = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        missing = [bot for bot in TARGET_BOTS if bot not in self.runs]
+        if missing:
+            raise ValueError(f"the targets need gauntlets of {', '.join(missing)}")
+        for bot in TARGET_BOTS:
+            if [run.seed for run in self.runs[bot]] != self.seeds:
+                raise ValueError(f"{bot}'s gauntlets are not on the seeds {self.seeds}")
+
+    def pooled(self, bot: str) -> Gauntlet:
+        if bot not in self._pooled:
+            self._pooled[bot] = pool_gauntlets(self.runs[bot])
+        return self._pooled[bot]
+
+    def gain(self, bot: str, baseline: str) -> Interval:
+        """``bot``'s win rate minus ``baseline``'s, paired game by game over every seed."""
+        return Gain(self.pooled(bot), self.pooled(baseline)).interval()
+
+    def means(self, bot: str) -> list[float]:
+        return [run.mean for run in self.runs[bot]]
+
+    def below_counts(self, bot: str) -> list[int]:
+        return [len(run.below(self.floor)) for run in self.runs[bot]]
+
+    def lowest(self, bot: str) -> list[float]:
+        return [min(duel.win_rate for duel in run.duels) for run in self.runs[bot]]
+
+    # -- the four targets --------------------------------------------------------------------
+
+    def floor_check(self) -> TargetCheck:
+        below = self.below_counts(RANDOM_GUESS)
+        proven = [duel.opponent for duel in self.pooled(RANDOM_GUESS).clearly_below(self.floor)]
+        if not any(below):
+            verdict: Verdict = "met"
+        elif proven:
+            verdict = "missed"
+        else:
+            verdict = "not shown"
+        measured = (
+            f"types below {self.floor:.0%} per seed: {count_spread(below)}; lowest per seed "
+            f"{spread(self.lowest(RANDOM_GUESS))}; over all seeds, wholly below (95%): "
+            f"{', '.join(proven) or 'none'}"
+        )
+        return TargetCheck(
+            "random_guess_floor",
+            f"random-guess wins ≥ {self.floor:.0%} against every personality",
+            verdict,
+            measured,
+        )
+
+    def mean_check(self) -> TargetCheck:
+        low, high = MEAN_RANGE
+        means = self.means(RANDOM_GUESS)
+        pooled = self.pooled(RANDOM_GUESS).mean_interval()
+        if all(low <= mean <= high for mean in means):
+            verdict: Verdict = "met"
+        elif pooled.high < low or pooled.low > high:
+            verdict = "missed"
+        else:
+            verdict = "not shown"
+        measured = (
+            f"mean per seed {spread(means)}; over all seeds {_pct(pooled.estimate)} "
+            f"({_pct(pooled.low)}–{_pct(pooled.high)})"
+        )
+        return TargetCheck(
+            "random_guess_mean",
+            f"random-guess's mean win rate within {low:.0%}–{high:.0%}",
+            verdict,
+            measured,
+        )
+
+    def gain_check(self) -> TargetCheck:
+        gain = self.gain(BAYES, RANDOM_GUESS)
+        if gain.low >= MIN_GAIN:
+            verdict: Verdict = "met"
+        elif gain.high < MIN_GAIN:
+            verdict = "missed"
+        else:
+            verdict = "not shown"
+        return TargetCheck(
+            "bayes_gain",
+            f"bayes averages ≥ {100 * MIN_GAIN:.0f} points above random-guess",
+            verdict,
+            f"bayes − random-guess {points(gain)} points (paired, 95%); bayes mean per seed "
+            f"{spread(self.means(BAYES))}",
+        )
+
+    def probability_check(self) -> TargetCheck:
+        gains = {bot: self.gain(bot, PROBABILITY) for bot in (RANDOM_GUESS, BAYES)}
+        if all(gain.low > 0 for gain in gains.values()):
+            verdict: Verdict = "met"
+        elif any(gain.high < 0 for gain in gains.values()):
+            verdict = "missed"
+        else:
+            verdict = "not shown"
+        measured = "; ".join(f"{bot} − probability {points(g)}" for bot, g in gains.items())
+        measured += f" points; probability mean per seed {spread(self.means(PROBABILITY))}"
+        return TargetCheck(
+            "beat_probability",
+            "random-guess and bayes both beat probability",
+            verdict,
+            measured,
+        )
+
+    def checks(self) -> list[TargetCheck]:
+        return [self.floor_check(), self.mean_check(), self.gain_check(), self.probability_check()]
+
+    def to_json(self) -> dict[str, Any]:
+        bots = {
+            bot: {
+                "mean_per_seed": [round(mean, 4) for mean in self.means(bot)],
+                "lowest_per_seed": [round(rate, 4) for rate in self.lowest(bot)],
+                "below_floor_per_seed": self.below_counts(bot),
+                "mean_ci95": self.pooled(bot).mean_interval().to_json(),
+            }
+            for bot in TARGET_BOTS
+        }
+        gains = {f"{bot}_minus_{base}": self.gain(bot, base).to_json() for bot, base in GAINS}
+        return {
+            "opener": self.opener,
+            "games": self.games,
+            "seeds": self.seeds,
+            "floor": self.floor,
+            "checks": [check.to_json() for check in self.checks()],
+            "bots": bots,
+            "gains": gains,
+        }
+
+
+def measure_targets(
+    opener: Opener,
+    games: int,
+    seeds: Sequence[str],
+    *,
+    driver: Driver = "direct",
+    jobs: int = 1,
+    floor: float = FLOOR,
+    progress: Progress | None = None,
+) -> TargetRun:
+    """Run the three players' gauntlets (default configs, as the targets are stated for) on
+    every seed under ``opener``. With ``jobs`` > 1 the script needs the ``__main__`` guard of
+    `run_gauntlet`."""
+    runs = {
+        bot: [
+            run_gauntlet(
+                bot, games, seed, driver=driver, progress=progress, jobs=jobs, opener=opener
+            )
+            for seed in seeds
+        ]
+        for bot in TARGET_BOTS
+    }
+    return TargetRun(opener, games, list(seeds), runs, floor)

@@ -1,0 +1,145 @@
+"""``arena liars-dice targets``: the strength targets of issue 5 measured and judged in one run."""
+
+from __future__ import annotations
+
+from typing import cast
+
+import typer
+from rich.table import Table
+
+from arena.bench.liars_dice import FLOOR, OPENERS, Opener
+from arena.bench.liars_dice_targets import (
+    BAYES,
+    PROBABILITY,
+    RANDOM_GUESS,
+    TARGET_BOTS,
+    TargetRun,
+    Verdict,
+    count_spread,
+    measure_targets,
+    points,
+    spread,
+)
+from arena.cli.common import fail, print_json
+from arena.cli.liars_dice import ld_app, out, progress
+from arena.cli.liars_dice_gauntlet import DRIVER_HELP, parse_seeds
+from arena.errors import ArenaError
+
+TARGETS_HELP = (
+    "Measure the liar's dice strength targets (issue 5, DESIGN §7) and judge each from the "
+    "games: random-guess ≥ 55% against every personality, its mean within 60–70%, bayes ≥ 3 "
+    "points above random-guess, both above probability. random-guess, bayes and probability "
+    "play the 32 personalities on every seed, on the same dice, so the gains pair game by game. "
+    "A target is 'met' when the games show it, 'missed' when they show the opposite (the pooled "
+    "95% interval on the wrong side), 'not shown' when they leave it open. --opener all runs "
+    "each rule for who opens and adds a summary (the table of docs/STRATEGIES.md)."
+)
+
+STYLE: dict[Verdict, str] = {"met": "green", "missed": "bold red", "not shown": "yellow"}
+
+
+@ld_app.command("targets", help=TARGETS_HELP)
+def targets(
+    opener: str = typer.Option(
+        "alternate",
+        "--opener",
+        help=f"who opens: {', '.join(OPENERS)} (see gauntlet --help), or all of them one after "
+        "another",
+    ),
+    games: int = typer.Option(500, "--games", min=1, help="games against each personality"),
+    seeds: str = typer.Option(
+        "1-8", "--seeds", help="the seeds, pooled: comma-separated, ranges allowed"
+    ),
+    driver: str = typer.Option("direct", "--driver", help=DRIVER_HELP + " (here the default)"),
+    jobs: int = typer.Option(
+        1, "--jobs", min=1, help="worker processes per gauntlet (same results as 1)"
+    ),
+    floor: float = typer.Option(
+        FLOOR, "--floor", min=0.0, max=1.0, help="the win rate asked against every personality"
+    ),
+    json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    if driver not in ("referee", "direct"):
+        fail(f"--driver must be 'referee' or 'direct', not {driver!r}")
+    if opener != "all" and opener not in OPENERS:
+        fail(f"--opener must be one of {', '.join(OPENERS)} or all, not {opener!r}")
+    openers = list(OPENERS) if opener == "all" else [cast(Opener, opener)]
+    seed_list = parse_seeds(seeds)
+    total = len(openers) * len(TARGET_BOTS) * len(seed_list) * 32 * games
+    measured: list[TargetRun] = []
+    try:
+        with progress(total, f"{', '.join(TARGET_BOTS)} vs 32 personalities") as step:
+            for rule in openers:
+                measured.append(
+                    measure_targets(
+                        rule,
+                        games,
+                        seed_list,
+                        driver="direct" if driver == "direct" else "referee",
+                        jobs=jobs,
+                        floor=floor,
+                        progress=step,
+                    )
+                )
+    except ArenaError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        fail("interrupted: the targets are judged only once every gauntlet is played", 130)
+    if json_output:
+        print_json(
+            {
+                "games": games,
+                "seeds": seed_list,
+                "floor": floor,
+                "driver": driver,
+                "openers": [run.to_json() for run in measured],
+            }
+        )
+        return
+    for run in measured:
+        _show_checks(run)
+    if len(measured) > 1:
+        _show_summary(measured)
+
+
+def _show_checks(run: TargetRun) -> None:
+    table = Table(
+        title=f"opener: {run.opener}; {run.games} games a personality; seeds "
+        f"{', '.join(run.seeds)}",
+        show_lines=True,
+    )
+    table.add_column("target")
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("measured")
+    for check in run.checks():
+        table.add_row(check.target, f"[{STYLE[check.verdict]}]{check.verdict}[/]", check.measured)
+    out.print(table)
+
+
+def _show_summary(runs: list[TargetRun]) -> None:
+    table = Table(
+        title=f"who opens ({runs[0].games} games a personality; ranges over the seeds)",
+        caption="rg = random-guess; gain pooled over the seeds, 95% interval",
+    )
+    for heading in (
+        "opener",
+        "rg mean",
+        f"rg < {runs[0].floor:.0%}",
+        "bayes mean",
+        "bayes − rg",
+        "probability mean",
+        "met",
+    ):
+        table.add_column(heading, justify="left" if heading == "opener" else "right")
+    for run in runs:
+        met = sum(check.verdict == "met" for check in run.checks())
+        table.add_row(
+            run.opener,
+            spread(run.means(RANDOM_GUESS)),
+            count_spread(run.below_counts(RANDOM_GUESS)),
+            spread(run.means(BAYES)),
+            points(run.gain(BAYES, RANDOM_GUESS)),
+            spread(run.means(PROBABILITY)),
+            f"{met}/4",
+        )
+    out.print(table)
