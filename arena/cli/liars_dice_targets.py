@@ -24,6 +24,7 @@ from arena.cli.common import fail, print_json
 from arena.cli.liars_dice import ld_app, out, progress
 from arena.cli.liars_dice_gauntlet import DRIVER_HELP, parse_seeds
 from arena.errors import ArenaError
+from bots.liars_dice import PERSONALITIES
 
 TARGETS_HELP = (
     "Measure the liar's dice strength targets (issue 5, DESIGN §7) and judge each from the "
@@ -65,10 +66,11 @@ def targets(
         fail(f"--opener must be one of {', '.join(OPENERS)} or all, not {opener!r}")
     openers = list(OPENERS) if opener == "all" else [cast(Opener, opener)]
     seed_list = parse_seeds(seeds)
-    total = len(openers) * len(TARGET_BOTS) * len(seed_list) * 32 * games
+    total = len(openers) * len(TARGET_BOTS) * len(seed_list) * len(PERSONALITIES) * games
     measured: list[TargetRun] = []
     try:
-        with progress(total, f"{', '.join(TARGET_BOTS)} vs 32 personalities") as step:
+        label = f"{', '.join(TARGET_BOTS)} vs {len(PERSONALITIES)} personalities"
+        with progress(total, label) as step:
             for rule in openers:
                 measured.append(
                     measure_targets(
