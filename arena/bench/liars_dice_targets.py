@@ -99,6 +99,7 @@ class TargetRun:
     runs: dict[str, list[Gauntlet]]
     floor: float = FLOOR
     _pooled: dict[str, Gauntlet] = field(default_factory=dict, init=False, repr=False)
+    _gains: dict[tuple[str, str], Interval] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         missing = [bot for bot in TARGET_BOTS if bot not in self.runs]
@@ -115,7 +116,10 @@ class TargetRun:
 
     def gain(self, bot: str, baseline: str) -> Interval:
         """``bot``'s win rate minus ``baseline``'s, paired game by game over every seed."""
-        return Gain(self.pooled(bot), self.pooled(baseline)).interval()
+        if (bot, baseline) not in self._gains:
+            gain = Gain(self.pooled(bot), self.pooled(baseline))
+            self._gains[bot, baseline] = gain.interval()
+        return self._gains[bot, baseline]
 
     def means(self, bot: str) -> list[float]:
         return [run.mean for run in self.runs[bot]]

@@ -95,11 +95,9 @@ def gauntlet(
         "not say who opened in its experiments",
     ),
 ) -> None:
-    if driver not in ("referee", "direct"):
-        fail(f"--driver must be 'referee' or 'direct', not {driver!r}")
+    chosen = parse_driver(driver)
     if opener not in OPENERS:
         fail(f"--opener must be one of {', '.join(OPENERS)}, not {opener!r}")
-    chosen: Driver = "direct" if driver == "direct" else "referee"
     picked = list(PERSONALITIES)
     if opponents is not None:
         picked = [name.strip() for name in opponents.split(",") if name.strip()]
@@ -166,6 +164,12 @@ def gauntlet(
         except OSError as exc:
             fail(f"--plot {plot}: cannot write the charts: {exc}")
         err.print(f"wrote {len(written)} charts to {plot} (overview: {written[-1].name})")
+
+
+def parse_driver(text: str) -> Driver:
+    if text not in ("referee", "direct"):
+        fail(f"--driver must be 'referee' or 'direct', not {text!r}")
+    return "direct" if text == "direct" else "referee"
 
 
 MAX_SEEDS = 1000

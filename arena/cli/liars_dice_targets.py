@@ -22,7 +22,7 @@ from arena.bench.liars_dice_targets import (
 )
 from arena.cli.common import fail, print_json
 from arena.cli.liars_dice import ld_app, out, progress
-from arena.cli.liars_dice_gauntlet import DRIVER_HELP, parse_seeds
+from arena.cli.liars_dice_gauntlet import DRIVER_HELP, parse_driver, parse_seeds
 from arena.errors import ArenaError
 from bots.liars_dice import PERSONALITIES
 
@@ -60,8 +60,7 @@ def targets(
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
-    if driver not in ("referee", "direct"):
-        fail(f"--driver must be 'referee' or 'direct', not {driver!r}")
+    chosen = parse_driver(driver)
     if opener != "all" and opener not in OPENERS:
         fail(f"--opener must be one of {', '.join(OPENERS)} or all, not {opener!r}")
     openers = list(OPENERS) if opener == "all" else [cast(Opener, opener)]
@@ -77,7 +76,7 @@ def targets(
                         rule,
                         games,
                         seed_list,
-                        driver="direct" if driver == "direct" else "referee",
+                        driver=chosen,
                         jobs=jobs,
                         floor=floor,
                         progress=step,
