@@ -410,6 +410,12 @@ def _pairing(gauntlet: Gauntlet) -> tuple[Any, ...]:
     return (gauntlet.seed, gauntlet.games, gauntlet.opener, _opponents(gauntlet))
 
 
+def _differences(duel: Duel, base: Duel) -> list[float]:
+    """Game by game, won minus won: −1, 0 or 1."""
+    pairs = zip(duel.outcomes, base.outcomes, strict=True)
+    return [float(won) - float(base_won) for won, base_won in pairs]
+
+
 @dataclass(frozen=True)
 class Gain:
     """A gauntlet beside a baseline's run on the same seed and opponents. Game k against a
@@ -433,12 +439,12 @@ class Gain:
 
     def interval(self) -> Interval:
         pairs = zip(self.bot.duels, self.baseline.duels, strict=True)
-        diffs = [
-            float(won) - float(base_won)
-            for duel, base in pairs
-            for won, base_won in zip(duel.outcomes, base.outcomes, strict=True)
-        ]
-        return mean_interval(diffs)
+        return mean_interval([diff for duel, base in pairs for diff in _differences(duel, base)])
+
+    def by_opponent(self) -> list[tuple[str, Interval]]:
+        """The gain against each opponent, paired game by game as `interval` pairs them all."""
+        pairs = zip(self.bot.duels, self.baseline.duels, strict=True)
+        return [(duel.opponent, mean_interval(_differences(duel, base))) for duel, base in pairs]
 
     def to_json(self) -> dict[str, Any]:
         base = self.baseline.to_json()

@@ -31,6 +31,9 @@ TARGETS_HELP = (
     "games: random-guess ≥ 55% against every personality, its mean within 60–70%, bayes ≥ 3 "
     "points above random-guess, both above probability. random-guess, bayes and probability "
     "play the 32 personalities on every seed, on the same dice, so the gains pair game by game. "
+    "The seed's own words (002 §5.2) are judged beside them, type by type: random-guess about "
+    "60–70% against each personality and losing to none, bayes about 5–10 points better against "
+    "most. "
     "A target is 'met' when the games show it, 'missed' when they show the opposite (the pooled "
     "95% interval on the wrong side), 'not shown' when they leave it open. --opener all runs "
     "each rule for who opens and adds a summary (the table of docs/STRATEGIES.md)."
@@ -104,23 +107,26 @@ def targets(
 
 
 def _show_checks(run: TargetRun) -> None:
-    table = Table(
-        title=f"opener: {run.opener}; {run.games} games a personality; seeds "
-        f"{', '.join(run.seeds)}",
-        show_lines=True,
-    )
-    table.add_column("target")
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("measured")
-    for check in run.checks():
-        table.add_row(check.target, f"[{STYLE[check.verdict]}]{check.verdict}[/]", check.measured)
-    out.print(table)
+    setting = f"opener: {run.opener}; {run.games} games a personality; seeds {', '.join(run.seeds)}"
+    for title, heading, checks in (
+        (f"issue 5's targets — {setting}", "target", run.checks()),
+        ("the seed's own words (002 §5.2), same games", "claim", run.seed_claims()),
+    ):
+        table = Table(title=title, show_lines=True)
+        table.add_column(heading)
+        table.add_column("verdict", no_wrap=True)
+        table.add_column("measured")
+        for check in checks:
+            verdict = f"[{STYLE[check.verdict]}]{check.verdict}[/]"
+            table.add_row(check.target, verdict, check.measured)
+        out.print(table)
 
 
 def _show_summary(runs: list[TargetRun]) -> None:
     table = Table(
         title=f"who opens ({runs[0].games} games a personality; ranges over the seeds)",
-        caption="rg = random-guess; gain pooled over the seeds, 95% interval",
+        caption="rg = random-guess; gain pooled over the seeds, 95% interval; targets and seed's "
+        "words: how many are met",
     )
     for heading in (
         "opener",
@@ -129,11 +135,14 @@ def _show_summary(runs: list[TargetRun]) -> None:
         "bayes mean",
         "bayes − rg",
         "probability mean",
-        "met",
+        "targets",
+        "seed's words",
     ):
         table.add_column(heading, justify="left" if heading == "opener" else "right")
     for run in runs:
         met = sum(check.verdict == "met" for check in run.checks())
+        claims = run.seed_claims()
+        claims_met = sum(check.verdict == "met" for check in claims)
         table.add_row(
             run.opener,
             spread(run.means(RANDOM_GUESS)),
@@ -141,6 +150,7 @@ def _show_summary(runs: list[TargetRun]) -> None:
             spread(run.means(BAYES)),
             points(run.gain(BAYES, RANDOM_GUESS)),
             spread(run.means(PROBABILITY)),
-            f"{met}/4",
+            f"{met}/{len(run.checks())}",
+            f"{claims_met}/{len(claims)}",
         )
     out.print(table)

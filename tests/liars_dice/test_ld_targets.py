@@ -22,13 +22,18 @@ GAMES = 400
 SEEDS = ["1", "2"]
 
 
-def _gauntlet(bot: str, seed: str, rates: list[float]) -> Gauntlet:
+def _won(rate: float) -> list[bool]:
     """Wins first, then losses, so two bots' games pair win for win as far as both go."""
-    duels = [
-        Duel(f"type{k + 1}", [n < round(rate * GAMES) for n in range(GAMES)])
-        for k, rate in enumerate(rates)
-    ]
+    return [n < round(rate * GAMES) for n in range(GAMES)]
+
+
+def _played(bot: str, seed: str, outcomes: list[list[bool]]) -> Gauntlet:
+    duels = [Duel(f"type{k + 1}", games) for k, games in enumerate(outcomes)]
     return Gauntlet(bot, GAMES, seed, duels, seconds=1.0, driver="direct")
+
+
+def _gauntlet(bot: str, seed: str, rates: list[float]) -> Gauntlet:
+    return _played(bot, seed, [_won(rate) for rate in rates])
 
 
 def _run(
@@ -89,6 +94,72 @@ def test_targets_the_games_leave_open_are_not_shown() -> None:
     assert verdicts["beat_probability"] == "not shown"
 
 
+def _claims(run: TargetRun) -> dict[str, str]:
+    return {check.key: check.verdict for check in run.seed_claims()}
+
+
+def test_the_seeds_words_the_games_show_are_met() -> None:
+    # Every type within 60–70% on every seed, none lost; bayes 7 points up against both types.
+    run = _run([[0.62, 0.68], [0.64, 0.66]], bayes=[0.70, 0.74], probability=[0.5, 0.5])
+    assert _claims(run) == {
+        "seed_band": "met",
+        "seed_loses_to_none": "met",
+        "seed_network_gain": "met",
+    }
+    assert "2 reach 5 points" in run.network_claim().measured
+
+
+def test_the_seeds_words_the_games_refute_are_missed() -> None:
+    # type1 lost (40%, its 800 games wholly under 50%), type2 won 85%: both outside 60–70%.
+    # bayes gains 1 point against each type: every interval lies under 5 points.
+    run = _run([[0.40, 0.85], [0.40, 0.85]], bayes=[0.41, 0.86], probability=[0.5, 0.5])
+    assert _claims(run) == {
+        "seed_band": "missed",
+        "seed_loses_to_none": "missed",
+        "seed_network_gain": "missed",
+    }
+    assert "wholly below 50% (95%): type1" in run.loses_to_none_claim().measured
+    band = run.band_claim().measured
+    assert "wholly below 60% (95%): 1, wholly above 70%: 1" in band
+
+
+def test_the_seeds_words_the_games_leave_open_are_not_shown() -> None:
+    # type1 at 48% on one seed and 52% on the other: under 50% once, but 800 games prove no
+    # loss and no win (and its whole interval is under 60%: the band is missed).
+    # bayes: +4 points against type1 (above 0, the interval reaches 5), nothing against type2
+    # (wholly under 5), and against type3 +5 points on games that differ both ways, so its
+    # interval holds 0 and 5 alike: one type shows the gain, one falls short, one is open.
+    rg_type3 = [n < 200 for n in range(GAMES)]
+    bayes_type3 = [n >= 180 for n in range(GAMES)]
+    rg_rates = {"1": [0.48, 0.65], "2": [0.52, 0.65]}
+    runs = {
+        RANDOM_GUESS: [
+            _played(RANDOM_GUESS, s, [*map(_won, rg_rates[s]), rg_type3]) for s in SEEDS
+        ],
+        BAYES: [_played(BAYES, s, [_won(0.54), _won(0.65), bayes_type3]) for s in SEEDS],
+        PROBABILITY: [_gauntlet(PROBABILITY, s, [0.5, 0.5, 0.5]) for s in SEEDS],
+    }
+    run = TargetRun("alternate", GAMES, SEEDS, runs)
+    assert [len(gauntlet.below(0.5)) for gauntlet in run.runs[RANDOM_GUESS]] == [1, 0]
+    verdicts = _claims(run)
+    assert verdicts["seed_loses_to_none"] == "not shown"
+    assert verdicts["seed_band"] == "missed"
+    gains = dict(run.type_gains(BAYES, RANDOM_GUESS))
+    assert gains["type1"].low > 0 and gains["type1"].high >= 0.05
+    assert gains["type2"].high < 0.05
+    assert gains["type3"].estimate == pytest.approx(0.05)
+    assert gains["type3"].low < 0 < 0.05 < gains["type3"].high
+    assert verdicts["seed_network_gain"] == "not shown"
+
+
+def test_the_floor_is_met_when_the_pooled_games_clear_it() -> None:
+    # 54% on one seed, 66% on the other: one seed is under 55%, but over the 800 games type1's
+    # whole interval (56.6–63.4%) is above it.
+    run = _run([[0.54, 0.7], [0.66, 0.7]], bayes=[0.6, 0.7], probability=[0.5, 0.5])
+    assert run.below_counts(RANDOM_GUESS) == [1, 0]
+    assert run.floor_check().verdict == "met"
+
+
 def test_the_json_carries_each_bot_and_gain() -> None:
     run = _run([[0.60, 0.70], [0.62, 0.68]], bayes=[0.70, 0.75], probability=[0.50, 0.55])
     data = run.to_json()
@@ -100,6 +171,11 @@ def test_the_json_carries_each_bot_and_gain() -> None:
         "random_guess_mean",
         "bayes_gain",
         "beat_probability",
+    ]
+    assert [claim["key"] for claim in data["seed_claims"]] == [
+        "seed_band",
+        "seed_loses_to_none",
+        "seed_network_gain",
     ]
 
 
