@@ -330,6 +330,15 @@ class TargetRun:
             for bot in TARGET_BOTS
         }
         gains = {f"{bot}_minus_{base}": self.gain(bot, base).to_json() for bot, base in GAINS}
+        by_type: dict[str, dict[str, Any]] = {
+            duel.opponent: {} for duel in self.pooled(RANDOM_GUESS).duels
+        }
+        for bot in TARGET_BOTS:
+            for duel in self.pooled(bot).duels:
+                by_type[duel.opponent][bot] = duel.interval().to_json()
+        for bot, base in GAINS:
+            for name, gain in self.type_gains(bot, base):
+                by_type[name][f"{bot}_minus_{base}"] = gain.to_json()
         return {
             "opener": self.opener,
             "games": self.games,
@@ -339,6 +348,7 @@ class TargetRun:
             "seed_claims": [check.to_json() for check in self.seed_claims()],
             "bots": bots,
             "gains": gains,
+            "by_type": [{"opponent": name, **figures} for name, figures in by_type.items()],
         }
 
 

@@ -172,6 +172,10 @@ def test_the_json_carries_each_bot_and_gain() -> None:
         "bayes_gain",
         "beat_probability",
     ]
+    type1 = data["by_type"][0]
+    assert type1["opponent"] == "type1"
+    assert type1[RANDOM_GUESS]["estimate"] == pytest.approx(0.61)  # 60% and 62%, pooled
+    assert type1["bayes_minus_random-guess"]["estimate"] == pytest.approx(0.09)
     assert [claim["key"] for claim in data["seed_claims"]] == [
         "seed_band",
         "seed_loses_to_none",
