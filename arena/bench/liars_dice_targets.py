@@ -265,7 +265,7 @@ class TargetRun:
         return TargetCheck(
             "seed_band",
             f"random-guess wins about {low:.0%}–{high:.0%} against each personality "
-            "(「約 6~7 成」)",
+            "(seed: 約 6~7 成)",
             verdict,
             measured,
         )
@@ -281,7 +281,7 @@ class TargetRun:
         )
         return TargetCheck(
             "seed_loses_to_none",
-            "random-guess loses to no personality (「並不會輸給任何一種」)",
+            "random-guess loses to no personality (seed: 並不會輸給任何一種)",
             verdict,
             measured,
         )
@@ -311,7 +311,7 @@ class TargetRun:
         return TargetCheck(
             "seed_network_gain",
             f"bayes adds about {100 * SEED_GAIN:.0f}–10 points against most personalities, "
-            "no clear gain against a few (「對於大部分的測試程式，勝率都提高了約 5%~10%」)",
+            "no clear gain against a few (seed: 勝率都提高了約 5%~10%)",
             verdict,
             measured,
         )

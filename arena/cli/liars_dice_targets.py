@@ -113,7 +113,7 @@ def _show_checks(run: TargetRun) -> None:
         ("the seed's own words (002 §5.2), same games", "claim", run.seed_claims()),
     ):
         table = Table(title=title, show_lines=True)
-        table.add_column(heading)
+        table.add_column(heading, overflow="fold")
         table.add_column("verdict", no_wrap=True)
         table.add_column("measured")
         for check in checks:
