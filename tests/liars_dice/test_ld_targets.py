@@ -202,7 +202,9 @@ def test_the_command_judges_the_gauntlets_it_plays() -> None:
     data = json.loads(result.stdout)
     (opened,) = data["openers"]
     assert opened["opener"] == "bot" and opened["seeds"] == ["1", "2"]
-    assert {check["verdict"] for check in opened["checks"]} <= {"met", "missed", "not shown"}
+    verdicts = {check["verdict"] for check in opened["checks"] + opened["seed_claims"]}
+    assert verdicts <= {"met", "missed", "not shown"}
+    assert len(opened["by_type"]) == 32
     paired = ["--bot", "bayes", "--baseline", "random-guess", "--driver", "direct"]
     gauntlet = runner.invoke(app, ["liars-dice", "gauntlet", *paired, *common])
     assert gauntlet.exit_code == 0, gauntlet.output
