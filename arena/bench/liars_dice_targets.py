@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from statistics import median
 from typing import Any, Literal
 
 from arena.bench.liars_dice import (
@@ -287,10 +288,10 @@ class TargetRun:
         )
 
     def network_claim(self) -> TargetCheck:
-        """ "About 5–10% against most types": a personality shows it when its paired gain is
-        clearly above 0 and its interval reaches 5 points, falls short when the whole interval
-        is under 5 points. Met when more than half show it, missed when half or more fall short
-        (then no majority can)."""
+        """The seed's "about 5–10% against most types": a personality shows it when its paired
+        gain is clearly above 0 and its interval reaches 5 points, falls short when the whole
+        interval is under 5 points. Met when more than half show it, missed when half or more
+        fall short (then no majority can)."""
         gains = self.type_gains(BAYES, RANDOM_GUESS)
         shows = [name for name, gain in gains if gain.low > 0 and gain.high >= SEED_GAIN]
         short = [name for name, gain in gains if gain.high < SEED_GAIN]
@@ -301,12 +302,12 @@ class TargetRun:
             verdict = "missed"
         else:
             verdict = "not shown"
-        estimates = sorted(gain.estimate for _, gain in gains)
+        estimates = [gain.estimate for _, gain in gains]
         measured = (
             f"of {len(gains)} types, {len(shows)} reach {100 * SEED_GAIN:.0f} points (gain above "
             f"0), {len(short)} wholly under {100 * SEED_GAIN:.0f}, {len(no_gain)} with no clear "
-            f"gain; gains from {100 * estimates[0]:+.1f} to {100 * estimates[-1]:+.1f} points, "
-            f"median {100 * estimates[len(estimates) // 2]:+.1f}"
+            f"gain; gains from {100 * min(estimates):+.1f} to {100 * max(estimates):+.1f} "
+            f"points, median {100 * median(estimates):+.1f}"
         )
         return TargetCheck(
             "seed_network_gain",
