@@ -81,6 +81,9 @@ def _load_fast() -> _Fast:
     return _FAST
 
 
+_SUIT_PATTERNS = 5**9
+"""Count patterns of one suit's nine kinds: the base-5 place value of the next suit."""
+
 _VALID_COUNTS = bytes(range(COPIES + 1))
 _BASE5_DIGITS = bytes(ord("0") + i if i <= COPIES else ord("x") for i in range(256))
 
@@ -120,22 +123,21 @@ def sets_needed(n_tiles: int, melds: int | None = None, sets_total: int = HAND_S
 
 def deficiency(counts: CountsLike, melds: int | None = None, *, sets_total: int = HAND_SETS) -> int:
     """Fewest tiles that must still come in before this concealed hand wins (0: it has won)."""
-    # The pattern indices come from int(text, 5) on the counts written backwards as digits:
-    # one C call per suit, less than half the cost of Horner's rule in Python, and a count
-    # outside 0..4 becomes "x", which int() rejects, so the validation comes free.
+    # The pattern indices come from one int(text, 5) on the counts written backwards as digits,
+    # split by divmod: a few C calls where Horner's rule in Python costs several times more,
+    # and a count outside 0..4 becomes "x", which int() rejects, so the validation comes free.
     try:
-        digits = bytes(counts if type(counts) is list else _as_bytes(counts))[::-1]
-        digits = digits.translate(_BASE5_DIGITS)
-        h = int(digits[0:7], 5)
-        s = int(digits[7:16], 5)
-        p = int(digits[16:25], 5)
-        m = int(digits[25:34], 5)
+        raw = bytes(counts if type(counts) is list else _as_bytes(counts))
+        code = int(raw[::-1].translate(_BASE5_DIGITS), 5)
     except (TypeError, ValueError):
         _as_bytes(counts)  # raises the precise error
         raise
-    if len(digits) != NUM_KINDS:
+    if len(raw) != NUM_KINDS:
         _as_bytes(counts)
-    n_tiles = sum(counts) if type(counts) is list else sum(_as_bytes(counts))
+    code, m = divmod(code, _SUIT_PATTERNS)
+    code, p = divmod(code, _SUIT_PATTERNS)
+    h, s = divmod(code, _SUIT_PATTERNS)
+    n_tiles = sum(raw)
     if melds is None and n_tiles % 3 and n_tiles <= 3 * MAX_SETS + 2:
         sets = (n_tiles - 1) // 3
     else:
