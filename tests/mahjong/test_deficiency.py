@@ -138,6 +138,12 @@ def test_sets_needed_rules() -> None:
         deficiency([-1, 3] + [0] * 32)
     with pytest.raises(MahjongError):
         deficiency([0] * 33)
+    with pytest.raises(MahjongError):
+        deficiency([0] * 34 + [1])
+    with pytest.raises(TileCountError):
+        deficiency([1.5] + [0] * 33)
+    hand = counts_of("123m 456p 789s 1122z 5m")
+    assert deficiency(tuple(hand)) == deficiency(np.array(hand, dtype=np.int8)) == 1
 
 
 @settings(max_examples=250, deadline=None)
