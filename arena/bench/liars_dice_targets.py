@@ -31,6 +31,7 @@ from typing import Any, Literal
 from arena.bench.liars_dice import (
     FLOOR,
     Driver,
+    Duel,
     Gain,
     Gauntlet,
     Opener,
@@ -118,6 +119,9 @@ class TargetRun:
     _type_gains: dict[tuple[str, str], list[tuple[str, Interval]]] = field(
         default_factory=dict, init=False, repr=False
     )
+    _rates: dict[str, list[tuple[Duel, Interval]]] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         missing = [bot for bot in TARGET_BOTS if bot not in self.runs]
@@ -138,6 +142,12 @@ class TargetRun:
             gain = Gain(self.pooled(bot), self.pooled(baseline))
             self._gains[bot, baseline] = gain.interval()
         return self._gains[bot, baseline]
+
+    def type_rates(self, bot: str) -> list[tuple[Duel, Interval]]:
+        """``bot``'s pooled duel against each personality with its win rate's 95% interval."""
+        if bot not in self._rates:
+            self._rates[bot] = [(duel, duel.interval()) for duel in self.pooled(bot).duels]
+        return self._rates[bot]
 
     def type_gains(self, bot: str, baseline: str) -> list[tuple[str, Interval]]:
         """``bot``'s gain over ``baseline`` against each personality, paired over every seed."""
@@ -161,10 +171,10 @@ class TargetRun:
         """Met when no seed's gauntlet has a personality under ``floor`` or every pooled
         interval lies above it; missed when some pooled interval lies wholly under it (those
         personalities are returned)."""
-        pooled = self.pooled(RANDOM_GUESS)
-        proven = [duel.opponent for duel in pooled.clearly_below(floor)]
+        rates = self.type_rates(RANDOM_GUESS)
+        proven = [duel.opponent for duel, rate in rates if rate.high < floor]
         per_seed = not any(len(run.below(floor)) for run in self.runs[RANDOM_GUESS])
-        if per_seed or all(duel.interval().low >= floor for duel in pooled.duels):
+        if per_seed or all(rate.low >= floor for _, rate in rates):
             return "met", proven
         return ("missed" if proven else "not shown"), proven
 
@@ -244,20 +254,20 @@ class TargetRun:
 
     def band_claim(self) -> TargetCheck:
         low, high = MEAN_RANGE
-        pooled = self.pooled(RANDOM_GUESS).duels
-        under = [d.opponent for d in pooled if d.interval().high < low]
-        over = [d.opponent for d in pooled if d.interval().low > high]
+        rates = self.type_rates(RANDOM_GUESS)
+        under = [duel.opponent for duel, rate in rates if rate.high < low]
+        over = [duel.opponent for duel, rate in rates if rate.low > high]
         every_seed = all(
             low <= duel.win_rate <= high for run in self.runs[RANDOM_GUESS] for duel in run.duels
         )
-        if every_seed or all(low <= d.interval().low and d.interval().high <= high for d in pooled):
+        if every_seed or all(low <= rate.low and rate.high <= high for _, rate in rates):
             verdict: Verdict = "met"
         elif under or over:
             verdict = "missed"
         else:
             verdict = "not shown"
-        lowest = min(pooled, key=lambda duel: duel.win_rate)
-        highest = max(pooled, key=lambda duel: duel.win_rate)
+        lowest = min((duel for duel, _ in rates), key=lambda duel: duel.win_rate)
+        highest = max((duel for duel, _ in rates), key=lambda duel: duel.win_rate)
         measured = (
             f"over all seeds, from {_pct(lowest.win_rate)} ({lowest.opponent}) to "
             f"{_pct(highest.win_rate)} ({highest.opponent}); wholly below {low:.0%} (95%): "
@@ -273,8 +283,7 @@ class TargetRun:
 
     def loses_to_none_claim(self) -> TargetCheck:
         verdict, proven = self._floor_verdict(EVEN)
-        lowest = min(self.pooled(RANDOM_GUESS).duels, key=lambda duel: duel.win_rate)
-        interval = lowest.interval()
+        lowest, interval = min(self.type_rates(RANDOM_GUESS), key=lambda pair: pair[0].win_rate)
         measured = (
             f"lowest over all seeds {lowest.opponent} {_pct(lowest.win_rate)} "
             f"({_pct(interval.low)}–{_pct(interval.high)}); wholly below {EVEN:.0%} (95%): "
@@ -335,8 +344,8 @@ class TargetRun:
             duel.opponent: {} for duel in self.pooled(RANDOM_GUESS).duels
         }
         for bot in TARGET_BOTS:
-            for duel in self.pooled(bot).duels:
-                by_type[duel.opponent][bot] = duel.interval().to_json()
+            for duel, rate in self.type_rates(bot):
+                by_type[duel.opponent][bot] = rate.to_json()
         for bot, base in GAINS:
             for name, gain in self.type_gains(bot, base):
                 by_type[name][f"{bot}_minus_{base}"] = gain.to_json()

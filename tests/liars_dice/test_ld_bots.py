@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from duels import type21_outcomes
 
 from arena.bench.liars_dice import make_ld_bot, play_direct, play_duel, play_refereed
 from arena.dealing import MatchSeed, RandomStream
@@ -17,7 +18,6 @@ from bots.liars_dice import (
     PERSONALITIES,
     Bayes,
     ConfigError,
-    LiarsDiceBot,
     OpponentModel,
     Personality,
     RandomGuess,
@@ -196,13 +196,9 @@ def test_config_errors_name_the_key() -> None:
 def test_bayes_without_networks_is_random_guess_draw_for_draw() -> None:
     """The networks are the only difference: switched off, the same stream gives the same
     games; each network switched off alone changes them."""
-    seed = MatchSeed.from_text("networks")
 
     def outcomes(strategy: RandomGuess) -> list[bool]:
-        bot = LiarsDiceBot("player", strategy, "7")
-        return play_duel(
-            bot, make_ld_bot("type21"), 300, seed, match_id="n", driver="direct"
-        ).outcomes
+        return type21_outcomes(strategy, "networks")
 
     plain = outcomes(RandomGuess())
     assert outcomes(Bayes(networks=())) == plain

@@ -5,14 +5,14 @@ over the dice the hand leaves free."""
 from __future__ import annotations
 
 import pytest
+from duels import type21_outcomes
 from hypothesis import given
 from hypothesis import strategies as st
 from seed_figures import BIDS, believing_model
 
-from arena.bench.liars_dice import make_ld_bot, play_duel
 from arena.dealing import MatchSeed
 from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
-from bots.liars_dice import Bayes, LiarsDiceBot, OpponentModel, RandomGuess, TableView
+from bots.liars_dice import Bayes, OpponentModel, RandomGuess, TableView
 from bots.liars_dice.soft_hand import SoftHand
 
 
@@ -155,13 +155,9 @@ def test_half_trusted_disbeliefs_cap_halfway() -> None:
 
 
 def test_real_bayes_without_networks_is_real_random_guess_draw_for_draw() -> None:
-    seed = MatchSeed.from_text("soft networks")
 
     def outcomes(strategy: RandomGuess) -> list[bool]:
-        bot = LiarsDiceBot("player", strategy, "7")
-        return play_duel(
-            bot, make_ld_bot("type21"), 300, seed, match_id="n", driver="direct"
-        ).outcomes
+        return type21_outcomes(strategy, "soft networks")
 
     plain = outcomes(RandomGuess(real_guess=True))
     assert outcomes(Bayes(real_guess=True, networks=())) == plain
