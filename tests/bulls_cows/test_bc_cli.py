@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
 
 runner = CliRunner()
+SHIPPED_CONFIGS = sorted(
+    (Path(__file__).parents[2] / "configs" / "bots" / "bulls_cows").glob("*.toml")
+)
 
 
 def test_eval_json_super_comparison() -> None:
@@ -53,6 +57,16 @@ def test_match_json_and_configs(tmp_path: Path) -> None:
     assert sum(data["wins"].values()) + data["draws"] == 4
     low, high = data["score_diff_ci95"]
     assert low <= data["score_diff_mean"] <= high
+
+
+@pytest.mark.parametrize("config", SHIPPED_CONFIGS, ids=lambda path: path.name)
+def test_every_shipped_config_plays_a_match(config: Path) -> None:
+    args = ["match", "bulls-cows", "--a", str(config), "--b", "random", "--games", "2", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["bots"][0] == config.stem
+    assert sum(data["wins"].values()) + data["draws"] == 2
 
 
 def test_match_errors() -> None:
