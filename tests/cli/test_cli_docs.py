@@ -1,5 +1,5 @@
 """Every `arena …` and `bots …` command the README and docs/ show names a command that exists and
-only options that command has, so a renamed command or option cannot leave the docs behind.
+only long options that command has, so a renamed command or option cannot leave the docs behind.
 
 Only names are checked, not values: the docs write synopses (`--deals N`, `RECORD`) that are
 meant to be filled in. Lines with a placeholder command (`arena match … --server URL`) are
