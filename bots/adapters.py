@@ -43,13 +43,14 @@ from protocol.messages import (
     Event,
     Hello,
     Message,
+    Ping,
     Request,
     Welcome,
 )
 
 log = structlog.get_logger(__name__)
 
-ClientMessage = Hello | Action | Bye
+ClientMessage = Hello | Action | Bye | Ping
 ServerMessage = Welcome | Event | Request | Error | Bye
 
 MQTT_TOPIC_ROOT = "arena/v1/bots"

@@ -3,7 +3,8 @@
 It says hello, waits to be seated, hands every event to the bot and answers every request with
 the bot's action, logging each decision. After a dropped connection it reconnects with
 exponential backoff and resumes its session (the server then replays what it missed); it stops
-when the server says ``bye`` or refuses its token.
+when the server says ``bye`` or refuses its token. Over MQTT it sends a ``ping`` whenever it has
+sent nothing for a while, so the server does not take its silence for a dead connection.
 """
 
 from __future__ import annotations
@@ -19,10 +20,21 @@ from pathlib import Path
 
 import structlog
 
-from bots.adapters import AdapterClosed, ServerAdapter
+from bots.adapters import AdapterClosed, MqttAdapter, ServerAdapter
 from bots.base import Bot
 from protocol.games.common import GameStart
-from protocol.messages import Action, Bye, Error, ErrorCode, Event, Hello, Request, Welcome
+from protocol.messages import (
+    SILENCE_LIMIT_S,
+    Action,
+    Bye,
+    Error,
+    ErrorCode,
+    Event,
+    Hello,
+    Ping,
+    Request,
+    Welcome,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -56,6 +68,7 @@ class BotClient:
         token: str | None = None,
         resume_file: Path | None = None,
         backoff: Backoff | None = None,
+        keepalive_s: float = SILENCE_LIMIT_S / 3,
     ) -> None:
         if not bots:
             raise ValueError("a client needs at least one bot")
@@ -65,6 +78,9 @@ class BotClient:
         self.adapter_factory = adapter_factory
         self.resume_file = resume_file
         self.backoff = backoff or Backoff()
+        self.keepalive_s = keepalive_s
+        """Over MQTT, the longest the client stays silent: a third of the server's limit, so a
+        lost or late ping still leaves time for the next."""
         self.resume_token: str | None = None
         if resume_file is not None and resume_file.exists():
             self.resume_token = resume_file.read_text(encoding="utf-8").strip() or None
@@ -76,6 +92,8 @@ class BotClient:
         self.log = log.bind(bot=name)
         self._adapter: ServerAdapter | None = None
         self._stopping = False
+        self._sent_at = 0.0
+        """Event loop time of the last message sent (for the keepalive)."""
         # A bot that keeps Bot.on_event (a no-op) decides from requests alone: its events need
         # not even be read.
         self._listening = any(type(bot).on_event is not Bot.on_event for bot in self.bots.values())
@@ -119,14 +137,15 @@ class BotClient:
 
     async def _session(self, adapter: ServerAdapter) -> str | None:
         """One connection's life; a str is the reason to stop for good, None means reconnect."""
-        await adapter.send(
+        await self._send(
+            adapter,
             Hello(
                 name=self.name,
                 token=self.token,
                 games=list(self.bots),
                 resume=self.resume_token,
                 events=self._listening,
-            )
+            ),
         )
         first = await adapter.receive()
         if isinstance(first, Error):
@@ -146,18 +165,53 @@ class BotClient:
         self._save_resume(first.resume_token)
         self.log.info("welcome", session=first.session, resumed=resumed)
         self.welcomed.set()
+        # Only MQTT needs it: a websocket's own pings show the server the connection is alive.
+        keepalive = (
+            asyncio.create_task(self._keep_alive(adapter))
+            if isinstance(adapter, MqttAdapter)
+            else None
+        )
+        try:
+            while True:
+                message = await adapter.receive()
+                if isinstance(message, Request):
+                    await self._answer(adapter, message)
+                elif isinstance(message, Event):
+                    await self._event(message)
+                elif isinstance(message, Error) and message.code is ErrorCode.NO_SESSION:
+                    # The server lost our session (it restarted, or dropped a silent MQTT
+                    # bot): connect and say hello again, resuming a seat if it still exists.
+                    self.log.info("session_lost", text=message.text)
+                    return None
+                elif isinstance(message, Error):
+                    self.log.info("server_error", code=message.code.value, text=message.text)
+                    await self._guard(self._bot_for(None).on_error(message), "on_error")
+                elif isinstance(message, Bye):
+                    self.log.info("bye", reason=message.reason)
+                    return message.reason or "bye"
+        finally:
+            if keepalive is not None:
+                keepalive.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await keepalive
+
+    async def _send(self, adapter: ServerAdapter, message: Hello | Action | Ping) -> None:
+        self._sent_at = asyncio.get_running_loop().time()
+        await adapter.send(message)
+
+    async def _keep_alive(self, adapter: ServerAdapter) -> None:
+        """Send ``ping`` whenever nothing else has been sent for ``keepalive_s`` — also while
+        the bot thinks, since the server counts any message as a sign of life."""
+        loop = asyncio.get_running_loop()
         while True:
-            message = await adapter.receive()
-            if isinstance(message, Request):
-                await self._answer(adapter, message)
-            elif isinstance(message, Event):
-                await self._event(message)
-            elif isinstance(message, Error):
-                self.log.info("server_error", code=message.code.value, text=message.text)
-                await self._guard(self._bot_for(None).on_error(message), "on_error")
-            elif isinstance(message, Bye):
-                self.log.info("bye", reason=message.reason)
-                return message.reason or "bye"
+            wait = self._sent_at + self.keepalive_s - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            try:
+                await self._send(adapter, Ping())
+            except AdapterClosed:
+                return  # the session's receive sees the loss and reconnects
 
     def _save_resume(self, token: str | None) -> None:
         self.resume_token = token
@@ -206,12 +260,13 @@ class BotClient:
                 action=text,
                 think_ms=round(think_ms, 2),
             )
-        await adapter.send(
+        await self._send(
+            adapter,
             Action(
                 match=request.match,
                 game=request.game,
                 seat=request.seat,
                 seq=request.seq,
                 action=text,
-            )
+            ),
         )

@@ -10,6 +10,7 @@ from protocol.messages import (
     Event,
     Hello,
     Message,
+    Ping,
     Request,
     Welcome,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "Event",
     "Hello",
     "Message",
+    "Ping",
     "ProtocolError",
     "Request",
     "Welcome",

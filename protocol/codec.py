@@ -44,9 +44,13 @@ def read_frame(raw: str | bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str
 
 def validate(adapter: TypeAdapter[T], data: dict[str, Any]) -> T:
     """Validate a frame's object with ``adapter``; a failure is a `ProtocolError` naming the
-    first few problems by their path in the message."""
+    first few problems by their path in the message.
+
+    Strictly: a field takes only its own JSON type (``"seq": "2"`` or ``2.0`` is not an
+    integer, ``0`` is not a boolean). A bot in another language must not come to rely on a
+    coercion that another server, or a later version of this one, would refuse."""
     try:
-        return adapter.validate_python(data)
+        return adapter.validate_python(data, strict=True)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or '<message>'}: {err['msg']}"
@@ -64,13 +68,26 @@ def decode(data: Any) -> Message:
     """Validate an already-parsed JSON value as a message."""
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.BAD_JSON, "a message is a JSON object")
+    check_version(data)
+    return validate(MESSAGE_ADAPTER, data)
+
+
+def check_version(data: dict[str, Any]) -> None:
+    """A `ProtocolError` unless the message's ``v`` is absent or the JSON integer 1."""
     version = data.get("v", PROTOCOL_VERSION)
+    if not isinstance(version, int) or isinstance(version, bool):
+        # "1", 1.0 and true would compare equal to 1 in one language or another: say what is
+        # wrong rather than call a version that names the right number unsupported.
+        raise ProtocolError(
+            ErrorCode.BAD_MESSAGE,
+            f"v: the protocol version is the JSON integer {PROTOCOL_VERSION}, "
+            f"not {json.dumps(version)[:40]}",
+        )
     if version != PROTOCOL_VERSION:
         raise ProtocolError(
             ErrorCode.UNSUPPORTED_VERSION,
-            f"protocol version {version!r} is not supported; this server speaks {PROTOCOL_VERSION}",
+            f"protocol version {version} is not supported; this server speaks {PROTOCOL_VERSION}",
         )
-    return validate(MESSAGE_ADAPTER, data)
 
 
 @functools.cache

@@ -9,14 +9,19 @@ echoing the request's ``seq``. Problems are `Error` messages, never a dropped co
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import BeforeValidator, Field, TypeAdapter
 
 from protocol.base import WireModel
 from protocol.payloads import Payload
 
 PROTOCOL_VERSION = 1
+
+SILENCE_LIMIT_S = 60.0
+"""Over MQTT the server cannot see a bot's connection die quietly (a broker tells it only through
+a will, which a client may not have set): a bot that sends nothing for this long is dropped as
+if its connection had closed. ``ping`` is the message to send when there is nothing else."""
 
 GameName = Literal["bulls_cows", "liars_dice", "mahjong"]
 
@@ -30,6 +35,7 @@ class ErrorCode(StrEnum):
     TOO_LARGE = "too_large"
     AUTH_FAILED = "auth_failed"
     NOT_EXPECTED = "not_expected"
+    NO_SESSION = "no_session"
     STALE_SEQ = "stale_seq"
     LATE = "late"
     INVALID_ACTION = "invalid_action"
@@ -42,11 +48,16 @@ class ErrorCode(StrEnum):
 #: what each code means, for docs/PROTOCOL.md and for people reading logs
 ERROR_MEANINGS: dict[ErrorCode, str] = {
     ErrorCode.BAD_JSON: "the frame is not a JSON object",
-    ErrorCode.BAD_MESSAGE: "valid JSON, not a valid message (unknown type, missing or extra field)",
+    ErrorCode.BAD_MESSAGE: "valid JSON, not a valid message (unknown type, missing or extra "
+    "field, wrong JSON type, an action naming another seat, match or game)",
     ErrorCode.UNSUPPORTED_VERSION: "the message's `v` is not a protocol version the server speaks",
     ErrorCode.TOO_LARGE: "the frame is larger than the server accepts",
-    ErrorCode.AUTH_FAILED: "unknown or missing token; the connection is closed",
+    ErrorCode.AUTH_FAILED: "the bot or admin may not log in (unknown or missing token, a name "
+    "in use, a name other than its MQTT topic's); the connection is closed",
     ErrorCode.NOT_EXPECTED: "a valid message that is not expected now (an action with no request)",
+    ErrorCode.NO_SESSION: "an action, ping or bye on a connection with no session (never said "
+    "hello, or the server restarted or dropped the session): say hello again, with the resume "
+    "token to keep a seat",
     ErrorCode.STALE_SEQ: "an action whose `seq` is not the pending request's",
     ErrorCode.LATE: "no answer before the deadline (and no time bank left)",
     ErrorCode.INVALID_ACTION: "the action text does not name an action of this game",
@@ -55,6 +66,18 @@ ERROR_MEANINGS: dict[ErrorCode, str] = {
     ErrorCode.FLOOD: "too many bad messages; the connection is closed",
     ErrorCode.INTERNAL: "a server fault; the game goes on with the fallback action",
 }
+
+
+def _error_code(value: Any) -> Any:
+    """A code as it arrives in JSON (a string) to its `ErrorCode`: the codec validates strictly
+    (an integer field takes only a JSON integer), and a strict enum field would otherwise take
+    only an `ErrorCode` object, which JSON cannot hold."""
+    if isinstance(value, str) and not isinstance(value, ErrorCode):
+        try:
+            return ErrorCode(value)
+        except ValueError:
+            return value
+    return value
 
 
 class Envelope(WireModel):
@@ -125,7 +148,9 @@ class Error(Envelope):
     """Something went wrong; ``code`` is stable, ``text`` is for people."""
 
     type: Literal["error"] = "error"
-    code: ErrorCode = Field(description="stable error code")
+    code: Annotated[ErrorCode, BeforeValidator(_error_code)] = Field(
+        description="stable error code"
+    )
     text: str = Field(description="what went wrong, for a person")
 
 
@@ -136,9 +161,16 @@ class Bye(Envelope):
     reason: str = Field(default="", description="why")
 
 
+class Ping(Envelope):
+    """A bot's sign of life, which the server does not answer: over MQTT a bot that stays
+    silent too long is dropped, so it sends this when it has nothing else to say."""
+
+    type: Literal["ping"] = "ping"
+
+
 Message = Annotated[
-    Hello | Welcome | Event | Request | Action | Error | Bye, Field(discriminator="type")
+    Hello | Welcome | Event | Request | Action | Error | Bye | Ping, Field(discriminator="type")
 ]
 
 MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
-MESSAGE_TYPES = (Hello, Welcome, Event, Request, Action, Error, Bye)
+MESSAGE_TYPES = (Hello, Welcome, Event, Request, Action, Error, Bye, Ping)

@@ -21,9 +21,14 @@ tokens_app = typer.Typer(
 DEFAULT_TOKENS = Path("tokens.toml")
 T = TypeVar("T")
 
+ADMIN_HELP = (
+    "a server with --tokens wants an admin: its name from ARENA_ADMIN_NAME (default 'admin') "
+    "and its token from ARENA_ADMIN_TOKEN (see `arena tokens add NAME --admin`)"
+)
+
 SERVER_HELP = (
     "play through the arena server at this ws:// URL: the --bots names are bots connected "
-    "there (admin token from ARENA_ADMIN_TOKEN when the server has --tokens)"
+    f"there ({ADMIN_HELP})"
 )
 
 
@@ -93,13 +98,22 @@ def serve(
 def tokens_add(
     name: str = typer.Argument(..., help="bot (or admin) name"),
     file: Path = typer.Option(DEFAULT_TOKENS, "--file", help="tokens file to update"),
-    admin: bool = typer.Option(False, "--admin", help="a token to open tables, not to play"),
+    admin: bool = typer.Option(
+        False,
+        "--admin",
+        help="a token to open tables, not to play (a referee then sets ARENA_ADMIN_NAME=NAME "
+        "and ARENA_ADMIN_TOKEN; the name defaults to 'admin')",
+    ),
+    replace: bool = typer.Option(
+        False, "--replace", help="issue a new token for a name that has one (the old one stops)"
+    ),
 ) -> None:
-    """Create a token: printed once on stdout, stored only as its SHA-256."""
+    """Create a token: printed once on stdout, stored only as its SHA-256. A name that already
+    has a token is refused unless --replace is given."""
     from arena.server.auth import add_token
 
     try:
-        token = add_token(file, name, admin=admin)
+        token = add_token(file, name, admin=admin, replace=replace)
     except ArenaError as exc:
         fail(str(exc))
     typer.echo(token)
@@ -111,7 +125,11 @@ def lobby(
     server: str = typer.Option("ws://127.0.0.1:8765", help="server URL"),
     json_output: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
-    """Show the bots connected to a server and its open tables (admin: ARENA_ADMIN_TOKEN)."""
+    """Show the bots connected to a server and its open tables.
+
+    A server with --tokens wants an admin: its name from ARENA_ADMIN_NAME (default 'admin') and
+    its token from ARENA_ADMIN_TOKEN (see `arena tokens add NAME --admin`).
+    """
     from arena.server.remote import server_status
 
     try:

@@ -128,6 +128,10 @@ class ArenaServer:
         if self.websocket is not None:
             self.websocket.close()
             await self.websocket.wait_closed()
+        if self.bridge is not None:
+            # Every bye is still in flight: disconnecting now would lose those not yet handed
+            # to the broker, and their bots would wait for ever.
+            await self.bridge.flush()
         if self._bridge_task is not None:
             self._bridge_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

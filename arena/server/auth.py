@@ -109,14 +109,23 @@ def _render(bots: Mapping[str, str], admins: Mapping[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def add_token(path: Path, name: str, *, admin: bool = False) -> str:
-    """Create a fresh token for ``name`` (replacing any earlier one) and return it in clear."""
+def add_token(path: Path, name: str, *, admin: bool = False, replace: bool = False) -> str:
+    """Create a fresh token for ``name`` and return it in clear. A name that already has a
+    token of that kind is refused unless ``replace``: replacing it locks out whoever holds the
+    old one, which should never happen by a typo."""
     if not NAME_PATTERN.match(name):
         raise TokenFileError(f"{name!r}: a name is 1-64 of A-Z a-z 0-9 _ . -")
     store = TokenStore.load(path) if path.exists() else TokenStore()
     bots, admins = dict(store.bots), dict(store.admins)
+    table = admins if admin else bots
+    if name in table and not replace:
+        kind = "admin" if admin else "bot"
+        raise TokenFileError(
+            f"{kind} {name} already has a token in {path}; pass --replace to issue a new one "
+            "(the old one then stops working)"
+        )
     token = secrets.token_urlsafe(32)
-    (admins if admin else bots)[name] = digest(token)
+    table[name] = digest(token)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
     # Written beside the target and renamed, so a crash never leaves a half-written file; 0600

@@ -48,7 +48,7 @@ from arena.server.wire import (
 )
 from protocol.base import WireModel
 from protocol.codec import MAX_MESSAGE_BYTES, ProtocolError, encode, parse_message
-from protocol.messages import Action, Bye, Error, ErrorCode, Hello
+from protocol.messages import SILENCE_LIMIT_S, Action, Bye, Error, ErrorCode, Hello, Ping
 
 log = structlog.get_logger(__name__)
 
@@ -74,6 +74,19 @@ class Limits:
     error to that bot sends everything queued at once): see `FrameBatcher`."""
     detach_grace_s: float = 5.0
     """How long closing a table waits for its seat connections to finish relaying."""
+    mqtt_silence_s: float = SILENCE_LIMIT_S
+    """An MQTT bot that sends nothing for this long is dropped as if its connection had closed:
+    without a will, nothing else would ever tell the server it is gone (docs/NETWORK.md)."""
+
+
+def _json_object(raw: str | bytes) -> dict[str, Any] | None:
+    """The JSON object in a frame that failed validation, if it is one (that error path only:
+    a valid frame is parsed once)."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 class Role(StrEnum):
@@ -102,9 +115,12 @@ class Hub:
     def draining(self) -> bool:
         return self.lobby.draining
 
-    def connection(self, link: Link, *, admin: bool = True, timed: bool = True) -> Connection:
-        """A new peer. ``admin`` False: only bot messages (MQTT); ``timed``: hello deadline."""
-        conn = Connection(self, link, admin=admin)
+    def connection(
+        self, link: Link, *, admin: bool = True, timed: bool = True, name: str | None = None
+    ) -> Connection:
+        """A new peer. ``admin`` False: only bot messages (MQTT); ``timed``: hello deadline;
+        ``name``: the only bot name its hello may give (an MQTT topic's ``<name>``)."""
+        conn = Connection(self, link, admin=admin, name=name)
         self.connections.add(conn)
         if timed:
             conn.start_hello_timer()
@@ -204,12 +220,15 @@ class Connection:
 
     _counter = 0
 
-    def __init__(self, hub: Hub, link: Link, *, admin: bool) -> None:
+    def __init__(self, hub: Hub, link: Link, *, admin: bool, name: str | None = None) -> None:
         Connection._counter += 1
         self.id = f"c{Connection._counter}"
         self.hub = hub
         self.link = link
         self.admin_allowed = admin
+        self.bound_name = name
+        """Set when the transport already names the bot (MQTT topics): a broker's ACL grants a
+        client its own topics by name, so a hello may not claim another."""
         self.role = Role.NEW
         self.guard = FloodGuard(hub.limits.flood_burst, hub.limits.flood_per_second)
         self.session: BotSession | None = None
@@ -239,12 +258,17 @@ class Connection:
     async def _send(self, message: WireModel) -> None:
         await self.link.send(message.model_dump_json(exclude_none=True))
 
-    async def _bad(self, code: ErrorCode, text: str, seq: int | None = None) -> None:
-        """Answer a bad frame; close the connection once they come too fast."""
+    async def _bad(
+        self, code: ErrorCode, text: str, seq: int | None = None, *, answered: bool = False
+    ) -> None:
+        """Answer a bad frame; close the connection once they come too fast. ``answered``: the
+        frame was a bad answer to the pending request, which the referee now answers with its
+        own error and re-ask, so nothing is sent here (the bot would get the error twice)."""
         (self.session.log if self.session is not None else self.log).info(
-            "bad_frame", code=code.value, text=text[:200]
+            "bad_frame", code=code.value, text=text[:200], to_referee=answered
         )
-        await self._send(Error(code=code, text=text, seq=seq))
+        if not answered:
+            await self._send(Error(code=code, text=text, seq=seq))
         if self.guard.strike():
             self.log.warning("flood", role=self.role.value)
             await self._send(Error(code=ErrorCode.FLOOD, text="too many bad messages; goodbye"))
@@ -282,28 +306,45 @@ class Connection:
         await self._bot_frame(raw)
 
     async def _bot_frame(self, raw: str | bytes) -> None:
+        session = self.session
         try:
             message = parse_message(raw, self.hub.limits.max_bot_bytes)
         except ProtocolError as exc:
-            await self._bad(exc.code, exc.text)
+            answered = session is not None and await session.malformed_answer(
+                _json_object(raw), exc.code, exc.text
+            )
+            await self._bad(exc.code, exc.text, answered=answered)
             return
-        session = self.session
         if isinstance(message, Action) and session is not None:
-            error = await session.from_bot(message)
-            if error is not None:
-                await self._bad(error.code, error.text, error.seq)
+            refusal = await session.from_bot(message)
+            if refusal is not None:
+                error = refusal.error
+                await self._bad(error.code, error.text, error.seq, answered=refusal.answered)
+        elif isinstance(message, Ping) and session is not None:
+            pass  # a sign of life: the transport has noted the frame's arrival
         elif isinstance(message, Hello) and self.role is Role.NEW:
             await self._hello(message)
         elif isinstance(message, Bye) and session is not None:
             await self.shut(f"bye from the bot: {message.reason}")
         elif self.role is Role.NEW:
-            await self._bad(ErrorCode.NOT_EXPECTED, "say hello first")
+            # Over MQTT a bot keeps publishing after a server restart: the code tells it to
+            # say hello again rather than wait for requests that will never come.
+            await self._bad(ErrorCode.NO_SESSION, "no session on this connection: say hello first")
         else:
             await self._bad(
-                ErrorCode.NOT_EXPECTED, f"a bot sends action or bye here, not {message.type}"
+                ErrorCode.NOT_EXPECTED, f"a bot sends action, ping or bye here, not {message.type}"
             )
 
     async def _hello(self, hello: Hello) -> None:
+        if self.bound_name is not None and hello.name != self.bound_name:
+            self.log.warning("hello_name_mismatch", name=hello.name, bound=self.bound_name)
+            text = (
+                f"hello.name {hello.name!r} is not this connection's bot {self.bound_name!r} "
+                "(over MQTT the name is the topic's: arena/v1/bots/<name>/<conn>/up)"
+            )
+            await self._send(Error(code=ErrorCode.AUTH_FAILED, text=text))
+            await self.shut(text)
+            return
         admitted = await self.hub.lobby.admit(hello, self.link)
         if isinstance(admitted, Error):
             await self._send(admitted)

@@ -52,8 +52,8 @@ class LocalSeat:
     async def answer(self, action: Action) -> None:
         self._settle(action.seq, action)
 
-    async def fail(self, seq: int, text: str) -> None:
-        self._settle(seq, SeatFailure(ErrorCode.LATE, text))
+    async def fail(self, seq: int, text: str, code: ErrorCode = ErrorCode.LATE) -> None:
+        self._settle(seq, SeatFailure(code, text))
 
     async def detach(self, reason: str) -> None:
         self._closed = reason

@@ -35,7 +35,7 @@ from arena.server.wire import (
 from arena.transports.base import Seat
 from arena.transports.websocket import WebSocketSeat
 from protocol.codec import MAX_MESSAGE_BYTES, ProtocolError
-from protocol.messages import Bye, Error
+from protocol.messages import Bye, Error, ErrorCode
 
 T = TypeVar("T")
 
@@ -98,7 +98,15 @@ async def _control(url: str, admin: str | None, token: str | None) -> ClientConn
     reply = await _reply(control, REPLY_TIMEOUT_S)
     if not isinstance(reply, AdminWelcome):
         await control.close()
-        raise _refused(reply, f"admin {name}")
+        refused = _refused(reply, f"admin {name}")
+        if isinstance(reply, Error) and reply.code is ErrorCode.AUTH_FAILED:
+            # Most often the token is right and the name is not: say where both come from.
+            raise RemoteTableError(
+                f"{refused} (the admin name comes from {ADMIN_NAME_ENV}, default 'admin', the "
+                f"token from {ADMIN_TOKEN_ENV}; both must match an [admins] entry of the "
+                "server's tokens file)"
+            )
+        raise refused
     return control
 
 

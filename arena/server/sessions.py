@@ -57,8 +57,10 @@ class SeatSink(Protocol):
         """Hand the bot's checked action to the referee."""
         ...
 
-    async def fail(self, seq: int, text: str) -> None:
-        """The pending request ``seq`` will get no answer: tell the referee now."""
+    async def fail(self, seq: int, text: str, code: ErrorCode = ErrorCode.LATE) -> None:
+        """The pending request ``seq`` will get no usable answer: tell the referee now. ``late``
+        when none will come (the bot is gone), else the code of the bot's bad answer; the
+        referee then errors and re-asks as for any bad answer."""
         ...
 
     async def detach(self, reason: str) -> None:
@@ -82,6 +84,16 @@ class Binding:
     table: str
     slot: int
     sink: SeatSink | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a bot's action was not handed on. ``answered``: it was a bad answer to the pending
+    request and the referee has been told (it sends the bot its error and asks again), so the
+    server must not send ``error`` itself."""
+
+    error: Error
+    answered: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,26 +284,47 @@ class BotSession:
 
     # -- the bot's side ---------------------------------------------------------------------
 
-    async def from_bot(self, action: Action) -> Error | None:
-        """The bot's action: forwarded to the referee, or the error to send back to the bot."""
+    async def from_bot(self, action: Action) -> Refusal | None:
+        """The bot's action: forwarded to the referee, or why not."""
         binding = self.binding
         pending = self._pending
         if self.state is not SessionState.SEATED or binding is None:
-            return Error(code=ErrorCode.NOT_EXPECTED, text="you are not seated", seq=action.seq)
+            return Refusal(
+                Error(code=ErrorCode.NOT_EXPECTED, text="you are not seated", seq=action.seq)
+            )
         if pending is None or binding.sink is None:
-            return Error(code=ErrorCode.NOT_EXPECTED, text="no request is pending", seq=action.seq)
-        if action.seat is not None and action.seat != pending.seat:
-            return Error(
-                code=ErrorCode.BAD_MESSAGE,
-                text=f"you play seat {pending.seat}, not seat {action.seat}",
-                seq=action.seq,
+            return Refusal(
+                Error(code=ErrorCode.NOT_EXPECTED, text="no request is pending", seq=action.seq)
             )
         if action.seq != pending.seq:
-            return Error(
-                code=ErrorCode.STALE_SEQ,
-                text=f"action for seq {action.seq}; the pending request is seq {pending.seq}",
-                seq=action.seq,
+            # An answer to another request (most likely one the referee gave up on): the
+            # pending one may still be answered.
+            return Refusal(
+                Error(
+                    code=ErrorCode.STALE_SEQ,
+                    text=f"action for seq {action.seq}; the pending request is seq {pending.seq}",
+                    seq=action.seq,
+                )
             )
+        wrong = next(
+            (
+                f"{name} is {json.dumps(given)}; the pending request's {name} is "
+                f"{json.dumps(wanted)}"
+                for name, given, wanted in (
+                    ("seat", action.seat, pending.seat),
+                    ("match", action.match, pending.match),
+                    ("game", action.game, pending.game),
+                )
+                if given is not None and given != wanted
+            ),
+            None,
+        )
+        if wrong is not None:
+            # The answer to the pending request, but a bad one: like any bad answer, the referee
+            # says so and asks again (a silent wait would end in ``late`` instead).
+            error = Error(code=ErrorCode.BAD_MESSAGE, text=f"action.{wrong}", seq=pending.seq)
+            await self._fail_pending(error)
+            return Refusal(error, answered=True)
         self._pending = None
         await binding.sink.answer(
             Action(
@@ -303,6 +336,34 @@ class BotSession:
             )
         )
         return None
+
+    async def malformed_answer(
+        self, frame: dict[str, Any] | None, code: ErrorCode, text: str
+    ) -> bool:
+        """A frame that failed validation: when it is an ``action`` for the pending request
+        (its ``seq`` that request's, or unreadable), tell the referee, which errors and asks
+        again, and return True. False: not an answer; the caller sends the error."""
+        pending = self._pending
+        if (
+            frame is None
+            or frame.get("type") != "action"
+            or pending is None
+            or self.state is not SessionState.SEATED
+            or self.binding is None
+            or self.binding.sink is None
+        ):
+            return False
+        seq = frame.get("seq")
+        if isinstance(seq, int) and not isinstance(seq, bool) and seq != pending.seq:
+            return False
+        await self._fail_pending(Error(code=code, text=f"malformed action: {text}"))
+        return True
+
+    async def _fail_pending(self, error: Error) -> None:
+        pending, self._pending = self._pending, None
+        binding = self.binding
+        if pending is not None and binding is not None and binding.sink is not None:
+            await binding.sink.fail(pending.seq, error.text, error.code)
 
     async def _abandon_pending(self, why: str) -> None:
         pending, self._pending = self._pending, None

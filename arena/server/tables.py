@@ -47,18 +47,11 @@ class SeatPipe:
     async def detach(self, reason: str) -> None:
         await self.link.close(reason)
 
-    async def fail(self, seq: int, text: str) -> None:
+    async def fail(self, seq: int, text: str, code: ErrorCode = ErrorCode.LATE) -> None:
         # ``late`` is the protocol's code for "no action before the deadline": an absent bot's
-        # answer will not come at all, so the referee treats it the same way.
-        await self.link.send(
-            encode(
-                Error(
-                    code=ErrorCode.LATE,
-                    text=text,
-                    seq=seq,
-                )
-            )
-        )
+        # answer will not come at all, so the referee treats it the same way. A bad answer
+        # carries its own code, which the referee's seat raises as that seat's failure.
+        await self.link.send(encode(Error(code=code, text=text, seq=seq)))
 
     async def feed(self, raw: str | bytes) -> None:
         """One frame from the referee, for this slot's bot."""

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 from pydantic import Field, TypeAdapter
 
 from protocol.base import WireModel
-from protocol.codec import encode, read_frame, validate
+from protocol.codec import check_version, encode, read_frame, validate
 from protocol.messages import Bye, Error, GameName
 
 
@@ -147,7 +147,9 @@ ADMIN_TYPES = frozenset({"admin_hello", "open_table", "attach", "close_table", "
 
 def parse_admin(raw: str | bytes, max_bytes: int) -> AdminAny:
     """Read one admin-channel frame; raises only `ProtocolError`, like `parse_message`."""
-    return validate(ADMIN_ADAPTER, read_frame(raw, max_bytes))
+    data = read_frame(raw, max_bytes)
+    check_version(data)
+    return validate(ADMIN_ADAPTER, data)
 
 
 def encode_admin(message: AdminMessage | Error | Bye) -> str:

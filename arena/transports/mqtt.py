@@ -2,14 +2,16 @@
 
 Topic tree (docs/NETWORK.md)::
 
-    arena/v1/bots/<name>/<conn>/up     bot → server: hello, action, bye        (QoS 1)
+    arena/v1/bots/<name>/<conn>/up     bot → server: hello, action, ping, bye  (QoS 1)
     arena/v1/bots/<name>/<conn>/down   server → bot: welcome, event, request,  (QoS 1)
                                        error, bye
 
-``<name>`` is the bot's name and ``<conn>`` a fresh id the bot picks for each connection (its MQTT
-client id). Once seated, that pair is the seat's channel in each direction. A bot sets its will
-to a ``bye`` on its up topic, so the broker tells the server at once when the bot's connection
-dies; a will from an older connection concerns only that connection's topics.
+``<name>`` is the bot's name (a hello on that topic may give no other) and ``<conn>`` a fresh id
+the bot picks for each connection (its MQTT client id). Once seated, that pair is the seat's
+channel in each direction. A bot sets its will to a ``bye`` on its up topic, so the broker tells
+the server at once when the bot's connection dies; a will from an older connection concerns only
+that connection's topics. A bot that sends nothing (not even ``ping``) for the hub's
+``mqtt_silence_s`` is dropped all the same: without a will nothing else would ever say it left.
 
 `MqttBridge` is the server's single MQTT client: it feeds every up topic to the `Hub` like a
 websocket connection. `start_embedded_broker` runs an amqtt broker in-process for a server
@@ -46,6 +48,8 @@ _LEVEL = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 #: in-flight publishes of the server's one MQTT client that are normal under load
 PENDING_PUBLISHES_NORMAL = 4096
+FLUSH_TIMEOUT_S = 10.0
+"""How long a stopping server waits for the broker to acknowledge its last messages (the byes)."""
 
 
 class MqttConfigError(ArenaError, ValueError):
@@ -149,6 +153,8 @@ class MqttBridge:
         self.connections: dict[tuple[str, str], Connection] = {}
         self.ready = asyncio.Event()
         self._publishing: set[asyncio.Task[None]] = set()
+        self._heard: dict[tuple[str, str], float] = {}
+        """When each bot connection last sent anything (event loop time), for `_watch`."""
 
     def publish(self, topic: str, text: str) -> bool:
         client = self.client
@@ -168,7 +174,38 @@ class MqttBridge:
             log.warning("mqtt_publish_failed", error=repr(task.exception()))
 
     def forget(self, key: tuple[str, str]) -> Connection | None:
+        self._heard.pop(key, None)
         return self.connections.pop(key, None)
+
+    async def flush(self, timeout_s: float = FLUSH_TIMEOUT_S) -> bool:
+        """Wait until the broker has acknowledged every message published so far; False if some
+        were still unacknowledged after ``timeout_s``. A stopping server calls this before it
+        disconnects: a publish still queued in the MQTT library when the client closes is lost,
+        and with it the ``bye`` that tells a bot to stop."""
+        pending = set(self._publishing)
+        if not pending:
+            return True
+        _done, unsent = await asyncio.wait(pending, timeout=timeout_s)
+        if unsent:
+            log.warning("mqtt_flush_incomplete", unacknowledged=len(unsent))
+        return not unsent
+
+    async def _watch(self) -> None:
+        """Drop bot connections silent for longer than the hub's ``mqtt_silence_s``.
+
+        A broker reports a dead client only through its will; a client that set none (or a
+        broker that lost it) would otherwise keep its session, its name and its seat for ever.
+        """
+        limit = self.hub.limits.mqtt_silence_s
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(min(limit / 4, 5.0))
+            now = loop.time()
+            for key, conn in list(self.connections.items()):
+                silent = now - self._heard.get(key, now)
+                if silent > limit:
+                    conn.log.warning("mqtt_bot_silent", silent_s=round(silent, 1))
+                    await conn.shut(f"no message for {limit:g} s: the session is dropped")
 
     async def run(self) -> None:
         """Serve until cancelled, reconnecting to the broker with backoff after a loss."""
@@ -190,8 +227,12 @@ class MqttBridge:
                     self.ready.set()
                     log.info("mqtt_connected", broker=f"{self.host}:{self.port}")
                     delay = 0.1
-                    async for message in client.messages:
-                        await self._dispatch(str(message.topic), message.payload)
+                    watcher = asyncio.create_task(self._watch())
+                    try:
+                        async for message in client.messages:
+                            await self._dispatch(str(message.topic), message.payload)
+                    finally:
+                        watcher.cancel()
             except aiomqtt.MqttError as exc:
                 log.warning("mqtt_broker_lost", error=str(exc), retry_in_s=delay)
             finally:
@@ -202,26 +243,32 @@ class MqttBridge:
             delay = min(delay * 2, 5.0)
 
     async def _drop_all(self) -> None:
-        for key, conn in list(self.connections.items()):
-            self.connections.pop(key, None)
-            await conn.lost()
+        for key in list(self.connections):
+            conn = self.forget(key)
+            if conn is not None:
+                await conn.lost()
 
     async def _dispatch(self, topic: str, payload: Any) -> None:
         key = parse_up_topic(topic)
         if key is None or not isinstance(payload, bytes | bytearray):
             return
         conn = self.connections.get(key)
+        self._heard[key] = asyncio.get_running_loop().time()
         if conn is None:
             link = MqttLink(self, *key)
-            conn = self.hub.connection(link, admin=False, timed=False)
+            # The topic names the bot: its hello may not claim another name (the broker's ACL
+            # grants a client its topics by name).
+            conn = self.hub.connection(link, admin=False, timed=False, name=key[0])
             self.connections[key] = conn
             await conn.feed(bytes(payload))
             # Only a hello opens a connection; anything else got its error and is forgotten,
             # so stray messages on made-up topics cost the server no memory.
             if conn.role is Role.NEW:
-                self.connections.pop(key, None)
+                self.forget(key)
                 await conn.lost()
+            elif conn.role is Role.CLOSED:
+                self.forget(key)
             return
         await conn.feed(bytes(payload))
         if conn.role is Role.CLOSED:
-            self.connections.pop(key, None)
+            self.forget(key)

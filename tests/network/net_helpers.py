@@ -29,6 +29,7 @@ from arena.records import Recorder
 from arena.referee import PlayedGame, play_game
 from arena.server.app import ArenaServer, ServerConfig
 from arena.server.hub import Limits
+from arena.server.remote import RemoteTableError, server_status
 from arena.transports.base import Seat
 from bots.adapters import adapter_for
 from bots.base import Bot
@@ -254,3 +255,38 @@ async def play_duel_game(
         deadline_ms=round(scaled(deadline_s * 1000)),
         recorder=recorder,
     )
+
+
+@asynccontextmanager
+async def server_process(port: int, *more: str) -> AsyncIterator[Any]:
+    """``arena serve`` on ``port`` in a child process (``more``: further options), once it
+    answers; killed on exit if it has not stopped by then."""
+    process = await asyncio.create_subprocess_exec(
+        ARENA,
+        "serve",
+        "--host",
+        LOOPBACK,
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        *more,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=subprocess_env(),
+    )
+    try:
+
+        async def answering() -> bool:
+            try:
+                await server_status(f"ws://{LOOPBACK}:{port}")
+            except RemoteTableError:
+                return False
+            return True
+
+        await wait_until(answering, "the server to listen", seconds=30)
+        yield process
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()

@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import aiomqtt
+import pytest
 from net_helpers import (
     LOOPBACK,
     PYTHON,
@@ -14,9 +15,11 @@ from net_helpers import (
     running_server,
     scaled,
     subprocess_env,
+    ws_url,
 )
 
-from arena.server.auth import TokenStore
+from arena.server.auth import TokenStore, add_token
+from arena.server.remote import RemoteTableError, server_status
 from arena.transports import mqtt as server_topics
 from bots import adapters as bot_topics
 
@@ -46,6 +49,48 @@ def test_tokens_add_prints_the_token_once_and_stores_its_hash(tmp_path: Path) ->
     bad = arena("tokens", "add", "no/slashes", "--file", str(tokens))
     assert bad.returncode == 2
     assert "a name is" in bad.stderr
+
+
+def test_tokens_add_refuses_a_name_that_has_a_token_unless_replace(tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens.toml"
+    first = arena("tokens", "add", "g1", "--file", str(tokens)).stdout.strip()
+    again = arena("tokens", "add", "g1", "--file", str(tokens))
+    assert again.returncode == 2 and not again.stdout
+    assert "already has a token" in again.stderr and "--replace" in again.stderr
+    assert TokenStore.load(tokens).check_bot("g1", first), "the refusal changed nothing"
+    # The same name as an admin is another entry, not a replacement.
+    assert arena("tokens", "add", "g1", "--admin", "--file", str(tokens)).returncode == 0
+    replaced = arena("tokens", "add", "g1", "--replace", "--file", str(tokens))
+    assert replaced.returncode == 0, replaced.stderr
+    store = TokenStore.load(tokens)
+    assert store.check_bot("g1", replaced.stdout.strip())
+    assert not store.check_bot("g1", first)
+
+
+def test_the_admin_name_and_its_default_are_documented_where_a_referee_looks() -> None:
+    for command in (("lobby", "--help"), ("match", "mahjong", "--help")):
+        shown = subprocess.run(
+            [ARENA, *command],
+            capture_output=True,
+            text=True,
+            env={**subprocess_env(), "COLUMNS": "300"},
+            timeout=scaled(60),
+        )
+        assert "ARENA_ADMIN_NAME" in shown.stdout and "default 'admin'" in shown.stdout
+
+
+async def test_a_refused_admin_is_told_where_its_name_comes_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ARENA_ADMIN_NAME", raising=False)
+    tokens = tmp_path / "tokens.toml"
+    token = add_token(tokens, "lead", admin=True)
+    async with running_server(tokens=tokens) as server:
+        # The token alone: the name defaults to "admin", which has none.
+        with pytest.raises(RemoteTableError) as refused:
+            await server_status(ws_url(server), token=token)
+        assert "ARENA_ADMIN_NAME" in str(refused.value) and "default 'admin'" in str(refused.value)
+        assert (await server_status(ws_url(server), admin="lead", token=token)).bots == []
 
 
 def test_serve_refuses_a_non_loopback_address_without_tokens() -> None:

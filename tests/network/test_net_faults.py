@@ -26,22 +26,22 @@ from net_helpers import (
     play_duel_game,
     running_server,
     scaled,
+    server_process,
     subprocess_env,
     wait_until,
     ws_url,
 )
 
 from arena.matches.mahjong import MatchSpec, play_match
-from arena.records import JsonlRecorder, read_lines, split_games
-from arena.replay import replay_game
-from arena.server.remote import RemoteTableError, remote_seats, server_status
+from arena.records import JsonlRecorder, read_lines
+from arena.replay import check_record
+from arena.server.remote import RemoteTableError, remote_seats
 from arena.server.sessions import SessionState
 from arena.transports.base import Seat
 from bots.registry import make_bot
 from protocol.messages import Action, Error, Event, Request
 
 BOTS_SCRIPT = str(Path(PYTHON).with_name("bots"))
-ARENA_SCRIPT = str(Path(PYTHON).with_name("arena"))
 KILL_AFTER = 5
 """The victim is killed right after its fifth decision."""
 
@@ -88,7 +88,7 @@ def decisions_of(lines: Sequence[dict[str, Any]], player: str) -> list[dict[str,
 
 
 def every_game_replays(path: Path) -> bool:
-    return all(replay_game(game).ok for game in split_games(read_lines(path)))
+    return check_record(path).ok
 
 
 async def spawn_bot(url: str, name: str, resume: Path, log: Path, *more: str) -> Any:
@@ -240,39 +240,6 @@ async def test_a_dropped_connection_is_resumed_by_the_client(tmp_path: Path) -> 
     assert len(scores) == 3
     assert running["alice"].welcomes == 2
     assert every_game_replays(record)
-
-
-@asynccontextmanager
-async def server_process(port: int, *more: str) -> AsyncIterator[Any]:
-    process = await asyncio.create_subprocess_exec(
-        ARENA_SCRIPT,
-        "serve",
-        "--host",
-        LOOPBACK,
-        "--port",
-        str(port),
-        "--log-level",
-        "warning",
-        *more,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=subprocess_env(),
-    )
-    try:
-
-        async def answering() -> bool:
-            try:
-                await server_status(f"ws://{LOOPBACK}:{port}")
-            except RemoteTableError:
-                return False
-            return True
-
-        await wait_until(answering, "the server to listen", seconds=30)
-        yield process
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 async def test_sigterm_lets_running_tables_finish_then_stops(tmp_path: Path) -> None:

@@ -74,7 +74,7 @@ async def test_a_bad_frame_gets_an_error_and_the_connection_stays(frame: str, co
 async def test_anything_but_hello_first_is_refused_without_closing() -> None:
     async with running_server() as server, raw_peer(ws_url(server)) as peer:
         await peer.send({"type": "action", "seq": 1, "action": "guess 123"})
-        assert (await peer.recv())["code"] == "not_expected"
+        assert (await peer.recv())["code"] == "no_session"
         await peer.send(hello("late-greeter"))
         assert (await peer.recv())["type"] == "welcome"
 
@@ -230,12 +230,18 @@ async def test_a_bot_sees_only_its_seat_and_acts_only_for_its_own_request() -> N
                 # Bob has no request pending: he cannot answer Alice's.
                 await bob.send({"type": "action", "seq": seq, "action": "guess 123"})
                 assert (await bob.recv_until("error"))["code"] == "not_expected"
-                # Alice cannot claim another seat, nor answer another request.
+                # Alice cannot claim another seat: a bad answer, asked again (new seq) at once.
                 await alice.send({"type": "action", "seq": seq, "seat": 1, "action": "guess 123"})
-                assert (await alice.recv())["code"] == "bad_message"
-                await alice.send({"type": "action", "seq": seq + 7, "action": "guess 123"})
-                assert (await alice.recv())["code"] == "stale_seq"
-                await alice.send({"type": "action", "seq": seq, "action": "guess 123"})
+                refused = await alice.recv()
+                assert (refused["code"], refused["seq"]) == ("bad_message", seq)
+                again = await alice.recv()
+                assert (again["type"], again["seat"]) == ("request", 0)
+                assert again["seq"] != seq
+                # Nor answer another request, the old one included.
+                for other in (seq, again["seq"] + 7):
+                    await alice.send({"type": "action", "seq": other, "action": "guess 123"})
+                    assert (await alice.recv())["code"] == "stale_seq"
+                await alice.send({"type": "action", "seq": again["seq"], "action": "guess 123"})
                 answer_request = await _first_request(bob)
                 assert answer_request["seat"] == 1
                 referee.cancel()

@@ -1,6 +1,8 @@
 """docs/PROTOCOL.md is generated from the code (real games through the referee); it must not
 drift. Regenerate with `arena protocol doc --write`."""
 
+import re
+
 from arena.protocol_doc import DOC_PATH, EXAMPLES, render
 
 
@@ -31,3 +33,20 @@ def test_every_logged_message_is_valid_and_round_trips() -> None:
     assert len(logged) > 100
     for text in logged:
         assert encode(parse_message(text)) == text
+
+
+def test_every_type_a_field_names_is_readable_and_defined() -> None:
+    """A reader in another language needs no Python: no typing repr in a type cell, and each
+    object or enum a field names has its own table."""
+    text = DOC_PATH.read_text(encoding="utf-8")
+    cells = re.findall(r"^\| `\w+` \| (.+?) \| (?:yes|no) \|", text, re.MULTILINE)
+    assert len(cells) > 100
+    for cell in cells:
+        for python in ("Annotated", "FieldInfo", "Union[", "Literal[", "typing", "protocol."):
+            assert python not in cell, cell
+    named = set(re.findall(r"\b[A-Z][A-Za-z]+\b", " ".join(cells))) - {"None", "Any"}
+    defined = set(re.findall(r"^### `([A-Z]\w+)`$", text, re.MULTILINE))
+    assert named <= defined, named - defined
+    assert {"BidRecord", "RerollRecord", "Exchange", "MeldView", "TaiRow", "ErrorCode"} <= defined
+    payload_cells = [cell for cell in cells if "payloads" in cell]
+    assert len(payload_cells) == 2  # event.payload and request.observation

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from protocol import Action, ErrorCode, Hello, ProtocolError, encode, parse_message
 from protocol.codec import json_schema
 from protocol.games.common import GameEnd
-from protocol.messages import Bye, Error, Event, Welcome
+from protocol.messages import Bye, Error, Event, Ping, Welcome
 
 
 @pytest.mark.parametrize(
@@ -23,6 +23,7 @@ from protocol.messages import Bye, Error, Event, Welcome
         Action(seq=3, action="discard 5m", match="m1", game="g2", seat=1),
         Error(code=ErrorCode.LATE, text="no action within 10 ms", seq=3),
         Bye(reason="done"),
+        Ping(),
         Event(seat=0, payload=GameEnd(scores=[1.0, 0.0], winners=[0], reason="solved", detail={})),
     ],
 )
@@ -49,6 +50,35 @@ def test_bad_frames_are_typed_errors(raw: str | bytes, code: ErrorCode) -> None:
         parse_message(raw)
     assert caught.value.code == code
     assert caught.value.to_message(seq=1).code == code
+
+
+@pytest.mark.parametrize(
+    ("raw", "named"),
+    [
+        ('{"type": "action", "seq": "2", "action": "x"}', "action.seq"),
+        ('{"type": "action", "seq": 2.0, "action": "x"}', "action.seq"),
+        ('{"type": "action", "seq": true, "action": "x"}', "action.seq"),
+        ('{"type": "action", "seq": 2, "seat": "0", "action": "x"}', "action.seat"),
+        ('{"type": "action", "seq": 2, "action": 7}', "action.action"),
+        ('{"type": "hello", "name": "n", "games": ["mahjong"], "events": 0}', "hello.events"),
+        ('{"v": "1", "type": "bye"}', 'the JSON integer 1, not "1"'),
+        ('{"v": 1.0, "type": "bye"}', "the JSON integer 1, not 1.0"),
+        ('{"v": true, "type": "bye"}', "the JSON integer 1, not true"),
+    ],
+)
+def test_fields_take_only_their_own_json_type(raw: str, named: str) -> None:
+    """No coercion: a bot must not come to rely on "2" meaning 2."""
+    with pytest.raises(ProtocolError) as caught:
+        parse_message(raw)
+    assert caught.value.code == ErrorCode.BAD_MESSAGE
+    assert named in caught.value.text
+
+
+def test_an_error_code_is_read_from_its_json_string() -> None:
+    error = parse_message('{"v": 1, "type": "error", "code": "late", "text": "t"}')
+    assert isinstance(error, Error) and error.code is ErrorCode.LATE
+    with pytest.raises(ProtocolError):
+        parse_message('{"v": 1, "type": "error", "code": "no_such_code", "text": "t"}')
 
 
 def test_too_large_frame() -> None:
@@ -78,5 +108,5 @@ def test_any_bytes_parse_or_are_a_protocol_error(raw: bytes) -> None:
 
 def test_schema_covers_every_message_type() -> None:
     text = json.dumps(json_schema())
-    for name in ("Hello", "Welcome", "Event", "Request", "Action", "Error", "Bye"):
+    for name in ("Hello", "Welcome", "Event", "Request", "Action", "Error", "Bye", "Ping"):
         assert f'"{name}"' in text

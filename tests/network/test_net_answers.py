@@ -1,0 +1,181 @@
+"""Malformed answers: an action for the pending request that names another seat, match or game,
+or has a field of the wrong JSON type, is a bad answer like an illegal one — one ``error`` and
+the request asked again at once (docs/PROTOCOL.md), never a silent wait for the deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from net_helpers import RawPeer, raw_peer, running_server, scaled, ws_url
+
+from arena.dealing import MatchSeed
+from arena.referee import PlayedGame, play_game
+from arena.server.remote import remote_seats
+from arena.transports.base import Seat
+
+DEADLINE_S = 600.0
+"""Far beyond any wait of these tests: a re-ask that comes at all did not wait for it."""
+
+Breaker = Callable[[dict[str, Any], dict[str, Any]], None]
+
+
+def other_seat(action: dict[str, Any], request: dict[str, Any]) -> None:
+    action["seat"] = 1 - request["seat"]
+
+
+def other_match(action: dict[str, Any], _request: dict[str, Any]) -> None:
+    action["match"] = "zzz"
+
+
+def other_game(action: dict[str, Any], _request: dict[str, Any]) -> None:
+    action["game"] = "g99"
+
+
+def seq_as_string(action: dict[str, Any], _request: dict[str, Any]) -> None:
+    action["seq"] = str(action["seq"])
+
+
+def seq_as_float(action: dict[str, Any], _request: dict[str, Any]) -> None:
+    action["seq"] = float(action["seq"])
+
+
+def v_as_string(action: dict[str, Any], _request: dict[str, Any]) -> None:
+    action["v"] = "1"
+
+
+#: each bad answer, and what its error must name
+CASES: list[tuple[Breaker, str]] = [
+    (other_seat, "action.seat is 1; the pending request's seat is 0"),
+    (other_match, 'action.match is "zzz"; the pending request\'s match is "ld-test"'),
+    (other_game, 'action.game is "g99"; the pending request\'s game is "g0"'),
+    (seq_as_string, "seq: Input should be a valid integer"),
+    (seq_as_float, "seq: Input should be a valid integer"),
+    (v_as_string, 'v: the protocol version is the JSON integer 1, not "1"'),
+]
+
+
+def pick(request: dict[str, Any]) -> str:
+    """The first legal action that is not a challenge, so the game lasts a while."""
+    legal: list[str] = request["legal"]
+    return next((action for action in legal if action != "challenge"), legal[0])
+
+
+def good_answer(request: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "v": 1,
+        "type": "action",
+        "match": request["match"],
+        "game": request["game"],
+        "seat": request["seat"],
+        "seq": request["seq"],
+        "action": pick(request),
+    }
+
+
+async def play_along(peer: RawPeer) -> None:
+    """Answer every request well until the game ends."""
+    while True:
+        message = await peer.recv(scaled(30))
+        if message["type"] == "event" and message["payload"]["kind"] == "game_end":
+            return
+        if message["type"] == "request":
+            await peer.send(good_answer(message))
+
+
+async def duel(seats: Sequence[Seat]) -> PlayedGame:
+    return await play_game(
+        "liars_dice",
+        list(seats),
+        rules={},
+        seed=MatchSeed.from_text("answers"),
+        deal={"game_index": 0, "first": 0},
+        players=["alice", "bob"],
+        match_id="ld-test",
+        game_id="g0",
+        deadline_ms=round(DEADLINE_S * 1000),
+    )
+
+
+@asynccontextmanager
+async def table(referee: str) -> AsyncIterator[tuple[RawPeer, asyncio.Task[PlayedGame]]]:
+    """Alice (driven by the test) and Bob (playing along) at a liar's dice duel."""
+    async with running_server() as server:
+        url = ws_url(server)
+        async with raw_peer(url) as alice, raw_peer(url) as bob:
+            for peer, name in ((alice, "alice"), (bob, "bob")):
+                await peer.send({"type": "hello", "name": name, "games": ["liars_dice"]})
+                assert (await peer.recv())["type"] == "welcome"
+            seats_of = (
+                remote_seats(url, ["alice", "bob"], game="liars_dice")
+                if referee == "remote"
+                else server.hub.local_seats(["alice", "bob"], "liars_dice")
+            )
+            async with seats_of as seats:
+                helper = asyncio.create_task(play_along(bob))
+                game = asyncio.create_task(duel(seats))
+                try:
+                    yield alice, game
+                finally:
+                    for task in (game, helper):
+                        task.cancel()
+                        with contextlib.suppress(asyncio.CancelledError, Exception):
+                            await task
+
+
+@pytest.mark.parametrize("referee", ["remote", "in-server"])
+async def test_each_malformed_answer_gets_one_error_and_a_re_ask(referee: str) -> None:
+    async with table(referee) as (alice, game):
+        for breaker, named in CASES:
+            request = await alice.recv_until("request")
+            bad = good_answer(request)
+            breaker(bad, request)
+            await alice.send(bad)
+            error = await alice.recv()
+            assert error["type"] == "error", (breaker.__name__, error)
+            assert error["code"] == "bad_message", (breaker.__name__, error)
+            assert error["seq"] == request["seq"]
+            assert named in error["text"], (breaker.__name__, error["text"])
+            # The same decision asked again, with a new seq, long before any deadline.
+            again = await alice.recv()
+            assert again["type"] == "request", (breaker.__name__, again)
+            assert again["seq"] != request["seq"]
+            assert again["observation"] == request["observation"]
+            await alice.send(good_answer(again))
+        await play_along(alice)
+        played = await game
+    # Every bad answer was followed by a good one: no fallback was played.
+    assert played.penalties == (0, 0)
+
+
+async def test_a_second_bad_answer_plays_the_fallback_without_waiting() -> None:
+    async with table("remote") as (alice, game):
+        request = await alice.recv_until("request")
+        for attempt in (request, None):
+            current = attempt or await alice.recv_until("request")
+            bad = good_answer(current)
+            other_seat(bad, current)
+            await alice.send(bad)
+            assert (await alice.recv_until("error"))["code"] == "bad_message"
+        await play_along(alice)
+        played = await game
+    assert played.penalties == (1, 0)
+
+
+async def test_a_stale_seq_is_refused_and_the_request_stays_pending() -> None:
+    async with table("remote") as (alice, game):
+        request = await alice.recv_until("request")
+        stale = good_answer(request)
+        stale["seq"] = request["seq"] + 7
+        await alice.send(stale)
+        error = await alice.recv()
+        assert (error["code"], error["seq"]) == ("stale_seq", request["seq"] + 7)
+        # No re-ask: the pending request takes its answer.
+        await alice.send(good_answer(request))
+        await play_along(alice)
+        played = await game
+    assert played.penalties == (0, 0)
