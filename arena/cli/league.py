@@ -20,7 +20,7 @@ from arena.leagues.runner import (
     LeagueRun,
     run_league,
 )
-from arena.leagues.standings import Standing, match_lines, standings
+from arena.leagues.standings import MatchLine, Standing, match_lines, standings
 from arena.store import ResultStore
 
 out = Console(highlight=False)
@@ -66,14 +66,24 @@ def _show_standings(game: str, table_rows: list[Standing], title: str) -> None:
     out.print(table)
 
 
+def _match_figure(game: str, lines: list[MatchLine]) -> str:
+    """The heading of the match table's figure column. A two-bot match shows A − B per game
+    with its interval; a four-bot match (mahjong's rotate layout) has no A and B and shows each
+    bot's total. Every match of a league seats the same number of bots."""
+    if all(line.difference is not None for line in lines):
+        return "A − B per game, 95% CI"
+    return "total points per bot" if game == "mahjong" else "total score per bot"
+
+
 def _show_matches(game: str, outcomes: list[MatchOutcome]) -> None:
+    lines = match_lines(outcomes)
     table = Table(box=box.SIMPLE_HEAD)
-    for column in ("match", "games", "A − B per game, 95% CI", "won by"):
+    for column in ("match", "games", _match_figure(game, lines), "won by"):
         # Bot names may be long: they wrap, the figures never do.
         names = column in ("match", "won by")
         table.add_column(column, justify="left" if names else "right", no_wrap=not names)
     number = "{:+,.0f}" if game == "mahjong" else "{:+.3f}"
-    for line in match_lines(outcomes):
+    for line in lines:
         diff = line.difference
         if diff is None:
             shown = ", ".join(f"{bot} {_value(game, s)}" for bot, s in line.totals.items())
@@ -123,7 +133,9 @@ def league(
         None, "--records", help="write each match's JSONL game records into this directory"
     ),
     restart: bool = typer.Option(False, "--restart", help="forget this league's stored matches"),
-    show: bool = typer.Option(False, "--show", help="print the stored standings, play nothing"),
+    show: bool = typer.Option(
+        False, "--show", help="print the stored standings, play nothing (creates no file)"
+    ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     try:
@@ -132,6 +144,9 @@ def league(
         )
     except ArenaError as exc:
         fail(str(exc))
+    if show and not db.is_file():
+        # --show reads: it must not leave an empty results file (or its directory) behind.
+        fail(f"no results file {db}: run the league without --show first (or give --db)")
     if not show:
         output_directory(config.records, "records directory")
     incomplete: LeagueIncompleteError | None = None

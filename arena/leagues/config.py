@@ -92,6 +92,8 @@ class LeagueConfig(BaseModel):
     jobs: int | None = Field(default=None, ge=1, le=256)
     """Matches played at once; default: the machine's cores (in-process), 4 (on a server)."""
     deadline_ms: int = Field(default=DEFAULT_DEADLINE_MS, ge=1)
+    bank_ms: int | None = Field(default=None, ge=0)
+    """A time bank per bot per match (docs/NETWORK.md "Time controls"); none by default."""
     records: Path | None = None
     """A directory for the JSONL game records (`arena replay`, `arena verify`); none by default."""
     source: Path | None = Field(default=None, exclude=True)
@@ -164,6 +166,8 @@ class LeagueConfig(BaseModel):
         data = self.model_dump(
             mode="json", exclude={"jobs", "server", "records", "start_timeout_s", "bots"}
         )
+        if self.bank_ms is None:
+            del data["bank_ms"]  # leagues stored before the key existed keep their fingerprint
         # What the files say, not their paths: an edited bot config or ruleset is a new league.
         data["bots"] = [[entry.name, *bot_options(entry)] for entry in self.bots]
         rules = self.load_rules()
@@ -203,6 +207,14 @@ def bot_options(entry: LeagueBot) -> tuple[str, dict[str, Any]]:
     """(strategy, config) of an entrant: the config file's keys, then the inline options; a
     ``strategy`` key in the file (1A2B configs carry one) names the strategy when ``bot`` does
     not, and must agree with it when it does."""
+    strategy, options = _file_options(entry)
+    options.update(entry.options)
+    return strategy, options
+
+
+def _file_options(entry: LeagueBot) -> tuple[str, dict[str, Any]]:
+    """(strategy, the keys of the entrant's config file): `bot_options` without the inline
+    options."""
     options: dict[str, Any] = {}
     strategy = entry.strategy()
     if entry.config is not None:
@@ -224,8 +236,36 @@ def bot_options(entry: LeagueBot) -> tuple[str, dict[str, Any]]:
                     f"bot {entry.name!r}: {entry.config} is a {named!r} config, not {entry.bot!r}"
                 )
             strategy = str(named)
-    options.update(entry.options)
     return strategy, options
+
+
+_BOT_ERRORS = (ValueError, TypeError, ArenaError)
+"""What `make_bot` raises for a strategy or config it refuses."""
+
+
+def _refusal(game: str, strategy: str, options: dict[str, Any], name: str) -> str | None:
+    """Why `make_bot` refuses this bot, or `None` when it builds."""
+    try:
+        make_bot(game, strategy, options, name=name)
+    except _BOT_ERRORS as exc:
+        return str(exc)
+    return None
+
+
+def _bot_error(game: str, entry: LeagueBot, where: str, error: Exception) -> str:
+    """The message for a bot `make_bot` refused, naming the file the bad key is in: the bot's
+    own config file when its keys alone (those the league overrides inline left out) are refused
+    for the same reason — and the strategy builds bare, unless the file named it — else the
+    league file."""
+    if entry.config is not None:
+        strategy, from_file = _file_options(entry)
+        kept = {key: value for key, value in from_file.items() if key not in entry.options}
+        strategy_ok = (
+            strategy != entry.strategy() or _refusal(game, strategy, {}, entry.name) is None
+        )
+        if strategy_ok and _refusal(game, strategy, kept, entry.name) == str(error):
+            return f"{entry.config}: {error} (the config of bot {entry.name!r} in {where})"
+    return f"{where}: bot {entry.name!r}: {error}"
 
 
 def _validate(data: Mapping[str, Any], source: Path | None) -> LeagueConfig:
@@ -250,8 +290,9 @@ def _validate(data: Mapping[str, Any], source: Path | None) -> LeagueConfig:
                 make_bot(config.engine_game, strategy, options, name=entry.name)
             except LeagueConfigError as exc:
                 raise LeagueConfigError(f"{where}: {exc}") from None
-            except (ValueError, TypeError, ArenaError) as exc:
-                raise LeagueConfigError(f"{where}: bot {entry.name!r}: {exc}") from None
+            except _BOT_ERRORS as exc:
+                message = _bot_error(config.engine_game, entry, where, exc)
+                raise LeagueConfigError(message) from None
     return config
 
 

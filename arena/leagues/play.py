@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import itertools
 import re
+import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.dealing import MatchSeed
 from arena.leagues.config import LeagueConfig, bot_options
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 from arena.records import JsonlRecorder
+from arena.referee import TimeBank, TimeControl
 from arena.transports.base import Seat
 from bots.registry import make_bot
 
@@ -44,24 +45,74 @@ def plan_matches(config: LeagueConfig) -> list[MatchPlan]:
     ]
 
 
+FINGERPRINT_CHARS = 8
+"""Hex digits of the league's fingerprint in its record file names: enough that two leagues of
+one name (a changed config) never share a file, short enough to read."""
+
+
+def record_path(config: LeagueConfig, records: Path, plan: MatchPlan) -> Path:
+    """The JSONL record of ``plan`` in ``records``:
+    ``<league>-<fingerprint[:8]>-<match index>-<bots>.jsonl``.
+
+    The fingerprint, not the league's id in the results file: it is the same for the same league
+    in any results file, and differs for a changed config (a new league), so a new league never
+    writes over the records of an old one, even when the two share a records directory but not a
+    results file."""
+    fingerprint = config.fingerprint()[:FINGERPRINT_CHARS]
+    stem = f"{config.name}-{fingerprint}-{plan.index:03d}-{'-'.join(plan.bots)}"
+    return records / f"{_SAFE.sub('_', stem)}.jsonl"
+
+
+def _part(path: Path) -> Path:
+    """Where a match's record is written until the match finishes (a 1A2B series: a directory
+    holding it)."""
+    return path.with_name(path.name + ".part")
+
+
+def discard_partial_record(config: LeagueConfig, plan: MatchPlan) -> None:
+    """Remove what an unfinished match of ``plan`` wrote (a worker stopped mid-match cannot);
+    a finished match's record is left alone."""
+    if config.records is None:
+        return
+    part = _part(record_path(config, config.records, plan))
+    if part.is_dir():
+        shutil.rmtree(part, ignore_errors=True)
+    else:
+        part.unlink(missing_ok=True)
+
+
+@contextmanager
+def _finished_file(path: Path) -> Iterator[Path]:
+    """Where to write ``path``: a ``.part`` file beside it, moved onto ``path`` only when the
+    match finishes. An interrupted or failed match leaves the stored match's complete record (if
+    any) as it was and removes its own partial one."""
+    part = _part(path)
+    part.unlink(missing_ok=True)  # left by a worker that was killed before it could clean up
+    try:
+        yield part
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    part.replace(path)
+
+
 @contextmanager
 def _recording(
     config: LeagueConfig, plan: MatchPlan
 ) -> Iterator[tuple[JsonlRecorder | None, str | None]]:
-    """The match's JSONL recorder and file when the league keeps records (a replayed match
-    starts its file afresh), else ``(None, None)``."""
+    """The match's JSONL recorder and final file (`record_path`) when the league keeps records,
+    else ``(None, None)``."""
     if config.records is None:
         yield None, None
         return
     config.records.mkdir(parents=True, exist_ok=True)
-    stem = _SAFE.sub("_", f"{config.name}-{plan.index:03d}-{'-'.join(plan.bots)}")
-    path = config.records / f"{stem}.jsonl"
-    path.unlink(missing_ok=True)
-    recorder = JsonlRecorder(path)
-    try:
-        yield recorder, str(path)
-    finally:
-        recorder.close()
+    path = record_path(config, config.records, plan)
+    with _finished_file(path) as part:
+        recorder = JsonlRecorder(part)
+        try:
+            yield recorder, str(path)
+        finally:
+            recorder.close()
 
 
 async def play_league_match(
@@ -82,6 +133,11 @@ async def play_league_match(
         outcome = await _bulls_cows(config, plan, progress, seats)
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def _time_bank(config: LeagueConfig) -> TimeBank | None:
+    """A fresh bank for one match, when the league gives one."""
+    return TimeControl(config.deadline_ms, config.bank_ms).new_bank()
 
 
 async def _mahjong(
@@ -105,7 +161,12 @@ async def _mahjong(
     with _recording(config, plan) as (recorder, record):
         if seats is not None:
             result = await play_match(
-                spec, seats=seats, names=plan.bots, recorder=recorder, on_hand=on_hand
+                spec,
+                seats=seats,
+                names=plan.bots,
+                recorder=recorder,
+                on_hand=on_hand,
+                time_bank=_time_bank(config),
             )
         else:
             bots = []
@@ -113,7 +174,9 @@ async def _mahjong(
                 strategy, options = bot_options(config.bot(plan.bots[program]))
                 name = f"{plan.bots[program]}-{player}"
                 bots.append(make_bot("mahjong", strategy, options, name=name))
-            result = await play_match(spec, bots=bots, recorder=recorder, on_hand=on_hand)
+            result = await play_match(
+                spec, bots=bots, recorder=recorder, on_hand=on_hand, time_bank=_time_bank(config)
+            )
     games = [
         GameOutcome(k, k // HANDS_PER_ROUND, dict(zip(plan.bots, map(float, points), strict=True)))
         for k, points in enumerate(result.hand_points)
@@ -152,6 +215,7 @@ async def _dice_series(
         "progress": progress,
         "recorder": recorder,
         "deadline_ms": config.deadline_ms,
+        "time_bank": _time_bank(config),
     }
     if seats is not None:
         return await run_match(
@@ -177,39 +241,63 @@ async def _bulls_cows(
 
     a, b = plan.bots
     rules = config.load_rules()
-    records = config.records
-    record = None
-    if records is not None:
-        records.mkdir(parents=True, exist_ok=True)
-        # play_series names its file after the match seed's commitment; a replay starts afresh.
-        commitment = MatchSeed.from_text(plan.seed).commitment()[:12]
-        record = str(records / f"bulls-cows-{commitment}.jsonl")
-        Path(record).unlink(missing_ok=True)
     common: dict[str, Any] = {
         "names": (a, b),
         "digits": int(rules["digits"]),
         "alphabet": str(rules["alphabet"]),
         "max_guesses": int(rules["max_guesses"]),
-        "record_dir": records,
         "deadline_ms": config.deadline_ms,
+        "time_bank": _time_bank(config),
         "progress": progress,
     }
-    if seats is not None:
-        report = await play_series(
-            a, b, config.games_per_match, plan.seed, seats=(seats[0], seats[1]), **common
-        )
-    else:
-        strategy_a, options_a = bot_options(config.bot(a))
-        strategy_b, options_b = bot_options(config.bot(b))
-        report = await play_series(
-            strategy_a,
-            strategy_b,
-            config.games_per_match,
-            plan.seed,
-            a_config=options_a,
-            b_config=options_b,
-            **common,
-        )
+    with _series_recording(config, plan) as (record_dir, record):
+        if seats is not None:
+            report = await play_series(
+                a,
+                b,
+                config.games_per_match,
+                plan.seed,
+                seats=(seats[0], seats[1]),
+                record_dir=record_dir,
+                **common,
+            )
+        else:
+            strategy_a, options_a = bot_options(config.bot(a))
+            strategy_b, options_b = bot_options(config.bot(b))
+            report = await play_series(
+                strategy_a,
+                strategy_b,
+                config.games_per_match,
+                plan.seed,
+                a_config=options_a,
+                b_config=options_b,
+                record_dir=record_dir,
+                **common,
+            )
     games = [GameOutcome(k, k, {a: sa, b: sb}) for k, (sa, sb) in enumerate(report.scores)]
     penalties = dict(zip((a, b), report.penalties, strict=True))
     return MatchOutcome(plan, games, report.to_json(), 0.0, record, penalties)
+
+
+@contextmanager
+def _series_recording(
+    config: LeagueConfig, plan: MatchPlan
+) -> Iterator[tuple[Path | None, str | None]]:
+    """A 1A2B series' record directory for `play_series` and the match's final file
+    (`record_path`), or ``(None, None)``. `play_series` names its file after the match id, which
+    a changed league shares with the old one (same seed, same bots), so it writes into a
+    directory of its own, and the file is moved to the league's name when the series ends."""
+    if config.records is None:
+        yield None, None
+        return
+    path = record_path(config, config.records, plan)
+    # As `_finished_file`, with a directory: play_series writes its one file into it.
+    work = _part(path)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    try:
+        yield work, str(path)
+        (written,) = work.iterdir()
+        written.replace(path)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -23,7 +23,7 @@ import structlog
 from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig
 from arena.leagues.outcomes import MatchOutcome, MatchPlan
-from arena.leagues.play import plan_matches, play_league_match
+from arena.leagues.play import discard_partial_record, plan_matches, play_league_match
 from arena.logs import configure_logging, logging_settings
 from arena.processes import run_in_processes, spawn_context
 from arena.store import ResultStore, StoredLeague
@@ -195,15 +195,21 @@ def _in_processes(
 ) -> None:
     progress = spawn_context().Queue()
     # Ctrl-C or a failed match stops the workers at once; finished matches are already stored.
-    run_in_processes(
-        _play_in_worker,
-        [(config, plan) for plan in todo],
-        jobs,
-        initializer=_start_worker,
-        initargs=(progress, *logging_settings()),
-        wait=lambda seconds: _drain(progress, on_games, wait_s=seconds),
-        on_done=save,
-    )
+    try:
+        run_in_processes(
+            _play_in_worker,
+            [(config, plan) for plan in todo],
+            jobs,
+            initializer=_start_worker,
+            initargs=(progress, *logging_settings()),
+            wait=lambda seconds: _drain(progress, on_games, wait_s=seconds),
+            on_done=save,
+        )
+    except BaseException:
+        # The stopped workers could not remove their partial records; they belong to no match.
+        for plan in todo:
+            discard_partial_record(config, plan)
+        raise
     _drain(progress, on_games)
 
 

@@ -46,3 +46,50 @@ def test_a_bad_config_exits_2_with_the_reason(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["league", str(config), "--db", str(tmp_path / "r.sqlite")])
     assert result.exit_code == 2
     assert "no liars_dice bot named 'nobody'" in result.output
+
+
+def test_show_creates_nothing_and_says_there_are_no_results(tmp_path: Path) -> None:
+    config = tmp_path / "dice.toml"
+    config.write_text(DICE, encoding="utf-8")
+    db = tmp_path / "absent" / "dir" / "r.sqlite"
+    result = CliRunner().invoke(app, ["league", str(config), "--db", str(db), "--show"])
+    assert result.exit_code == 2
+    assert result.output.startswith("error: no results file")
+    assert str(db) in "".join(result.output.split())  # the console wraps long paths
+    assert not (tmp_path / "absent").exists()
+
+
+ROTATE = """
+name = "rotation"
+game = "mahjong"
+games = 4
+layout = "rotate"
+jobs = 1
+[[bots]]
+name = "greedy"
+[[bots]]
+name = "random"
+[[bots]]
+name = "greedy-2"
+bot = "greedy"
+[[bots]]
+name = "random-2"
+bot = "random"
+"""
+
+
+def test_the_match_table_heads_its_column_with_what_it_shows(tmp_path: Path) -> None:
+    runner = CliRunner()
+    db = str(tmp_path / "r.sqlite")
+    headings = {}
+    for name, text in (("dice", DICE), ("rotation", ROTATE)):
+        config = tmp_path / f"{name}.toml"
+        config.write_text(text, encoding="utf-8")
+        result = runner.invoke(app, ["league", str(config), "--db", db])
+        assert result.exit_code == 0, result.output
+        headings[name] = result.stdout
+    assert "A − B per game, 95% CI" in headings["dice"]
+    # Four bots a match: no A and B; the figures are each bot's total points.
+    assert "A − B" not in headings["rotation"]
+    assert "total points per bot" in headings["rotation"]
+    assert "greedy " in headings["rotation"] and "random-2 " in headings["rotation"]

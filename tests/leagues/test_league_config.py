@@ -99,6 +99,39 @@ def test_a_config_file_strategy_must_agree_with_bot(tmp_path: Path) -> None:
     assert "is a 'optimal' config, not 'random'" in refused(tmp_path, text)
 
 
+def test_a_bad_key_in_a_bot_config_file_names_that_file(tmp_path: Path) -> None:
+    bot_file = write(tmp_path, "psychology = 0.3\nguess = 'odds'\nbogus = 1\n", "badbot.toml")
+    bayes = TWO_DICE_BOTS + f'[[bots]]\nname = "b1"\nbot = "bayes"\nconfig = "{bot_file}"\n'
+    message = refused(tmp_path, bayes)
+    assert message.startswith(f"{bot_file}: unknown liar's dice bot option 'bogus'")
+    assert f"bot 'b1' in {tmp_path / 'league.toml'}" in message
+    # An inline option overrides the file's key: the file is then fine as the league uses it.
+    fixed = bayes.replace("config =", "options = { bogus = 2 }\nconfig =")
+    assert refused(tmp_path, fixed).startswith(f"{tmp_path / 'league.toml'}: bot 'b1': unknown")
+    bot_file.write_text("psychology = 0.3\nguess = 'odds'\n", encoding="utf-8")
+    assert load_league(write(tmp_path, bayes)).bot("b1").config == bot_file
+
+
+@pytest.mark.parametrize(
+    ("bot", "strategy_in_file", "blamed"),
+    [
+        ('bot = "nobody"\n', "", "league.toml"),  # the league's unknown strategy
+        ("", 'strategy = "nobody"\n', "strategy.toml"),  # the file's
+    ],
+)
+def test_an_unknown_strategy_is_blamed_on_the_file_that_names_it(
+    tmp_path: Path, bot: str, strategy_in_file: str, blamed: str
+) -> None:
+    bot_file = write(tmp_path, strategy_in_file + 'seed = "s"\n', "strategy.toml")
+    text = (
+        'name = "b"\ngame = "bulls-cows"\n[[bots]]\nname = "random"\n'
+        f'[[bots]]\nname = "x"\n{bot}config = "{bot_file}"\n'
+    )
+    message = refused(tmp_path, text)
+    assert message.startswith(f"{tmp_path / blamed}: ")
+    assert "no bulls_cows bot named 'nobody'" in message
+
+
 def test_not_toml_and_missing_files_are_clear(tmp_path: Path) -> None:
     assert "not valid TOML" in refused(tmp_path, "name = ")
     with pytest.raises(LeagueConfigError, match="cannot read league config"):
@@ -127,6 +160,17 @@ def test_the_fingerprint_ignores_how_a_league_is_run(tmp_path: Path) -> None:
     assert config.with_overrides(jobs=3).fingerprint() == config.fingerprint()
     assert config.with_overrides(games=7).fingerprint() != config.fingerprint()
     assert config.with_overrides(seed="other").fingerprint() != config.fingerprint()
+
+
+def test_a_time_bank_is_a_new_league_and_its_absence_keeps_old_leagues(tmp_path: Path) -> None:
+    config = load_league(write(tmp_path, TWO_DICE_BOTS))
+    # The fingerprint of this config before `bank_ms` existed: stored leagues must still resume.
+    assert (
+        config.fingerprint() == "c8f25cdab0711ba8a1586367246a9e7e13d36fb69443a0b0448d88030ef17f14"
+    )
+    banked = load_league(write(tmp_path, "bank_ms = 60000\n" + TWO_DICE_BOTS))
+    assert banked.bank_ms == 60000 and banked.fingerprint() != config.fingerprint()
+    assert "bank_ms" in refused(tmp_path, "bank_ms = -1\n" + TWO_DICE_BOTS)
 
 
 def test_an_edited_bot_config_file_is_a_new_league(tmp_path: Path) -> None:

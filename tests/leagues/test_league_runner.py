@@ -194,3 +194,61 @@ def test_the_stored_config_is_readable_json(tmp_path: Path) -> None:
         (text,) = db.execute("SELECT config FROM leagues").fetchone()
     stored = json.loads(text)
     assert stored["games"] == 2 and [b["name"] for b in stored["bots"]] == config.bot_names
+
+
+def record_lines(path: str | None) -> list[str]:
+    assert path is not None
+    return Path(path).read_text(encoding="utf-8").splitlines()
+
+
+def test_a_changed_league_keeps_the_old_leagues_records(tmp_path: Path) -> None:
+    records = tmp_path / "records"
+    old = league(tmp_path, DICE, jobs=1, games=4, records=records)
+    new = old.with_overrides(games=2)
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        old_run = run_league(old, store)
+        kept = {o.plan.key: record_lines(o.record) for o in old_run.outcomes}
+        new_run = run_league(new, store)
+        # Both leagues are stored, each pointing at its own files, the old ones untouched.
+        assert {o.plan.key: record_lines(o.record) for o in store.matches(old_run.league)} == kept
+    old_files = {str(o.record) for o in old_run.outcomes}
+    new_files = {str(o.record) for o in new_run.outcomes}
+    assert len(old_files) == len(new_files) == 3 and not old_files & new_files
+    assert {str(p) for p in records.iterdir()} == old_files | new_files
+    # The names say the league, its fingerprint, the match's index and its bots.
+    first = Path(str(new_run.outcomes[0].record)).name
+    assert first == f"dice-{new.fingerprint()[:8]}-000-random-guess-probability.jsonl"
+
+
+def test_a_replayed_match_replaces_its_own_record_and_leaves_no_partial_file(
+    tmp_path: Path,
+) -> None:
+    records = tmp_path / "records"
+    repo = Path(__file__).resolve().parents[2]
+    duels = f"""
+name = "duels"
+game = "bulls-cows"
+games = 3
+[[bots]]
+name = "optimal-evader"
+config = "{repo / "configs/bots/bulls_cows/optimal-evader.toml"}"
+[[bots]]
+name = "random"
+"""
+    for text in (DICE, duels):
+        config = league(tmp_path, text, jobs=1, games=3, records=records)
+        with ResultStore(tmp_path / f"{config.name}.sqlite") as store:
+            run = run_league(config, store)
+            first = record_lines(run.outcomes[0].record)
+            # A worker killed mid-match leaves its partial record (a 1A2B series: a directory
+            # holding it); replayed, the match starts afresh.
+            path = Path(str(run.outcomes[0].record))
+            part = path.with_name(path.name + ".part")
+            if config.game == "bulls-cows":
+                part.mkdir()
+                part = part / "stale.jsonl"
+            part.write_text("junk\n", encoding="utf-8")
+            again = run_league(config, store, restart=True)
+        assert again.outcomes[0].record == str(path)
+        assert record_lines(again.outcomes[0].record) == first
+    assert not list(records.glob("*.part")), "a partial record was left behind"
