@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.bench.dealing import TARGET_SECONDS, run_dealing_bench
-from arena.cli.common import fail, print_json
+from arena.cli.common import at_least, fail, print_json
 from arena.dealing import MatchSeed
 from arena.dealing.audit import Report, audit_bridge, audit_dice, audit_mahjong
 from arena.dealing.bridge import deal_bridge
@@ -212,7 +212,7 @@ def _emit(report: Report, json_output: bool, show: Callable[[Report], None]) -> 
 
 @audit_app.command("bridge")
 def bridge_cmd(
-    deals: int = typer.Option(100_000, "--deals", min=260, help=DEALS_HELP),
+    deals: int = typer.Option(100_000, "--deals", callback=at_least(260), help=DEALS_HELP),
     seed: str | None = typer.Option(None, "--seed", help=SEED_HELP),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
     planted: str | None = typer.Option(None, "--planted", help=PLANTED_HELP),
@@ -225,7 +225,7 @@ def bridge_cmd(
 
 @audit_app.command("mahjong")
 def mahjong_cmd(
-    deals: int = typer.Option(20_000, "--deals", min=170, help=DEALS_HELP),
+    deals: int = typer.Option(20_000, "--deals", callback=at_least(170), help=DEALS_HELP),
     seed: str | None = typer.Option(None, "--seed", help=SEED_HELP),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
     planted: str | None = typer.Option(None, "--planted", help=PLANTED_HELP),
@@ -238,7 +238,7 @@ def mahjong_cmd(
 
 @audit_app.command("dice")
 def dice_cmd(
-    deals: int = typer.Option(100_000, "--deals", min=100, help=DEALS_HELP),
+    deals: int = typer.Option(100_000, "--deals", callback=at_least(100), help=DEALS_HELP),
     seed: str | None = typer.Option(None, "--seed", help=SEED_HELP),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
     planted: str | None = typer.Option(None, "--planted", help="mask-modulo: a biased die"),
@@ -253,7 +253,7 @@ def dice_cmd(
 def deal_bridge_cmd(
     seed: str = typer.Option(..., "--seed", help="64 hex digits, or any text (hashed)"),
     index: int = typer.Option(
-        0, "--index", min=0, help="which deal of the match (stream bridge/K)"
+        0, "--index", callback=at_least(0), help="which deal of the match (stream bridge/K)"
     ),
     letters: bool = typer.Option(False, "--letters", help="S H D C instead of ♠ ♥ ♦ ♣"),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
@@ -280,9 +280,11 @@ def deal_bridge_cmd(
 
 
 def dealing_bench_cmd(
-    deals: int = typer.Option(1_000_000, "--deals", min=1, help="bridge deals to audit"),
+    deals: int = typer.Option(
+        1_000_000, "--deals", callback=at_least(1), help="bridge deals to audit"
+    ),
     scalar_deals: int = typer.Option(
-        20_000, "--scalar-deals", min=1, help="deals for the one-by-one baseline"
+        20_000, "--scalar-deals", callback=at_least(1), help="deals for the one-by-one baseline"
     ),
     seed: str = typer.Option("bench", "--seed", help=SEED_HELP),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),

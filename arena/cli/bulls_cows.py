@@ -11,7 +11,14 @@ from typing import Any
 
 import typer
 
-from arena.cli.common import console, fail, output_directory, print_json
+from arena.cli.common import (
+    at_least,
+    console,
+    fail,
+    interrupt_exits,
+    output_directory,
+    print_json,
+)
 from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.games.errors import RulesetError
 
@@ -102,7 +109,9 @@ def match_cmd(
     digits: int = typer.Option(3, help="symbols per code"),
     alphabet: str = typer.Option("123456789", help="the symbols codes are made of"),
     max_guesses: int = typer.Option(20, help="guesses allowed per seat"),
-    deadline_ms: int = typer.Option(5000, help="time allowed per decision"),
+    deadline_ms: int = typer.Option(
+        5000, callback=at_least(1), help="time allowed per decision, ms (≥ 1)"
+    ),
     record: Path | None = typer.Option(None, help="write JSONL game records into this directory"),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
     server: str | None = typer.Option(
@@ -146,15 +155,16 @@ def match_cmd(
         record_dir=record,
         deadline_ms=deadline_ms,
     )
+    if server is not None and a == b:
+        fail("--a and --b must name two different bots on the server")
     try:
-        if server is None:
-            report = asyncio.run(series())
-        else:
-            if a == b:
-                fail("--a and --b must name two different bots on the server")
-            report = run_on_server(
-                server, [a, b], "bulls_cows", lambda seats: series(seats=(seats[0], seats[1]))
-            )
+        with interrupt_exits(record):
+            if server is None:
+                report = asyncio.run(series())
+            else:
+                report = run_on_server(
+                    server, [a, b], "bulls_cows", lambda seats: series(seats=(seats[0], seats[1]))
+                )
     except BotConfigError as exc:
         fail(str(exc))
     if json_output:

@@ -3,14 +3,19 @@ record file names."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import re
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -24,14 +29,48 @@ from rich.progress import (
 console = Console(stderr=True)
 
 
+def finite_json(data: Any) -> Any:
+    """``data`` with every infinite or NaN float replaced by ``None``: an interval that is not
+    defined (one round, one match: a Student-t interval needs two values) is ``null`` in JSON,
+    since ``Infinity`` and ``NaN`` are not JSON and standard parsers reject them."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: finite_json(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [finite_json(value) for value in data]
+    return data
+
+
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=None) + "\n")
+    """One line of standard JSON on stdout (undefined numbers as ``null``, see `finite_json`)."""
+    text = json.dumps(finite_json(data), ensure_ascii=False, indent=None, allow_nan=False)
+    sys.stdout.write(text + "\n")
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print a clear error (no traceback) and exit non-zero."""
-    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    """Print a clear error (no traceback) and exit non-zero. A progress bar still drawn is
+    stopped first, so the error is the last line and not followed by the bar."""
+    for bar in list(_LIVE_BARS):
+        bar.stop()
+    console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     raise typer.Exit(code)
+
+
+class _ArenaProgress(Progress):
+    """A `Progress` that `fail` can find and stop."""
+
+    def start(self) -> None:
+        _LIVE_BARS.append(self)
+        super().start()
+
+    def stop(self) -> None:
+        if self in _LIVE_BARS:
+            _LIVE_BARS.remove(self)
+        super().stop()
+
+
+_LIVE_BARS: list[_ArenaProgress] = []
 
 
 def progress_bar(
@@ -46,7 +85,7 @@ def progress_bar(
     ]
     if remaining:
         columns.append(TimeRemainingColumn())
-    return Progress(*columns, console=console, transient=transient, disable=disable)
+    return _ArenaProgress(*columns, console=console, transient=transient, disable=disable)
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -63,6 +102,65 @@ def output_directory(path: Path | None, option: str) -> None:
         fail(f"{option} {path}: cannot make that directory: {exc.strerror or exc}")
 
 
+_SAFE_SEED_LENGTH = 48
+
+
 def record_path(directory: Path, prefix: str, seed: str) -> Path:
-    """``DIRECTORY/PREFIX-SEED.jsonl``, the seed cut to 48 file-name-safe characters."""
-    return directory / f"{prefix}-{_UNSAFE.sub('_', seed)[:48] or 'seed'}.jsonl"
+    """``DIRECTORY/PREFIX-SEED.jsonl`` for a seed of at most 48 file-name-safe characters
+    (letters, digits, ``_ . -``); any other seed is written file-name-safe, cut to 48
+    characters, and followed by ``+`` and 12 hex digits of its SHA-256. So ``a/b`` and ``a_b``,
+    or two long seeds that share their first 48 characters, never share a file, and a plain
+    seed keeps its readable name (``+`` is not a safe character, so no plain seed can look
+    like a hashed one)."""
+    if _UNSAFE.search(seed) is None and 0 < len(seed) <= _SAFE_SEED_LENGTH:
+        return directory / f"{prefix}-{seed}.jsonl"
+    digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()[:12]
+    return directory / f"{prefix}-{_UNSAFE.sub('_', seed)[:_SAFE_SEED_LENGTH]}+{digest}.jsonl"
+
+
+def split_names(text: str, option: str) -> list[str]:
+    """The comma-separated names of ``option`` (spaces around them ignored); an empty name
+    (``a,,b``, a trailing comma, an empty option) is refused rather than silently dropped, as it
+    is most likely a name left out."""
+    names = [name.strip() for name in text.split(",")]
+    if "" in names:
+        fail(f"{option}: empty entry in {text!r}; separate entries with single commas")
+    return names
+
+
+Number = TypeVar("Number", int, float)
+
+
+def at_least(minimum: Number) -> Callable[[typer.CallbackParam, Number], Number]:
+    """A typer option callback refusing values under ``minimum`` with a one-line error (exit
+    2), like every other user error, rather than click's usage box (``min=``)."""
+
+    def check(param: typer.CallbackParam, value: Number) -> Number:
+        if value is not None and value < minimum:
+            fail(f"{param.opts[0]} must be at least {minimum}, got {value}")
+        return value
+
+    return check
+
+
+def between(low: float, high: float) -> Callable[[typer.CallbackParam, float], float]:
+    """Like `at_least`, for an option that must lie in ``[low, high]``."""
+
+    def check(param: typer.CallbackParam, value: float) -> float:
+        if value is not None and not low <= value <= high:
+            fail(f"{param.opts[0]} must lie between {low:g} and {high:g}, got {value:g}")
+        return value
+
+    return check
+
+
+@contextmanager
+def interrupt_exits(record: Path | None) -> Iterator[None]:
+    """Ctrl-C during a match: one line and exit 130 rather than typer's bare exit. A record
+    keeps the games finished and reveals the seed (`arena.referee.MatchFrame`), so it can still
+    be verified."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        kept = f"; the record in {record}/ holds the games played" if record is not None else ""
+        fail(f"interrupted{kept}", code=130)

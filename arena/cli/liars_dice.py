@@ -20,7 +20,16 @@ from arena.bench.liars_dice import (
     run_bench,
     run_match,
 )
-from arena.cli.common import fail, output_directory, print_json, progress_bar, record_path
+from arena.cli.common import (
+    at_least,
+    fail,
+    interrupt_exits,
+    output_directory,
+    print_json,
+    progress_bar,
+    record_path,
+    split_names,
+)
 from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.errors import ArenaError
 from arena.games.errors import GameError
@@ -28,8 +37,12 @@ from arena.games.liars_dice import LiarsDiceRules, load_ruleset
 from arena.matches.liars_dice import MAX_SEATS, in_process_seats, run_table
 from arena.matches.stats import Interval
 from arena.records import JsonlRecorder
+from arena.referee import TimeControl
 from bots.liars_dice import PERSONALITIES, ConfigError, ModelError, load_model
 from bots.registry import UnknownBotError, make_bot
+
+DEADLINE_MS = 5000
+"""A match's time per decision: the in-process strategies answer in microseconds."""
 
 ld_app = typer.Typer(
     help="Liar's dice experiments (seed 002): the gauntlet against the 32 personalities, the "
@@ -160,7 +173,7 @@ def match_command(
     bots: str | None = typer.Option(
         None, "--bots", help="a table instead: two to five bots, comma-separated"
     ),
-    games: int = typer.Option(100, "--games", min=1, help="games to play"),
+    games: int = typer.Option(100, "--games", callback=at_least(1), help="games to play"),
     seed: str = typer.Option("1", "--seed", help="match seed (any text, or 64 hex digits)"),
     rules: str | None = typer.Option(
         None, "--rules", help="ruleset: a name in configs/rulesets/ or a TOML path"
@@ -177,23 +190,36 @@ def match_command(
     server: str | None = typer.Option(
         None, "--server", help=SERVER_HELP.replace("--bots names", "--a/--b or --bots")
     ),
+    deadline_ms: int = typer.Option(
+        None,
+        callback=at_least(1),
+        help="time allowed per decision, ms (≥ 1); default: the ruleset's [time] deadline_ms, "
+        f"else {DEADLINE_MS}",
+    ),
 ) -> None:
     try:
         ruleset = load_ruleset(rules) if rules is not None else None
+        clock = TimeControl.from_ruleset(
+            "liars_dice",
+            rules,
+            game_key_required=False,
+            deadline_ms=deadline_ms,
+            default_deadline_ms=DEADLINE_MS,
+        )
     except GameError as exc:
         fail(str(exc))
     output_directory(record, "--record")
     if bots is not None:
         if a is not None or b is not None or config_a or config_b:
             fail("--bots plays a table: leave out --a/--b and --config-a/--config-b")
-        names = [name.strip() for name in bots.split(",") if name.strip()]
-        _table(names, games, seed, ruleset, config, record, json_output, server)
+        names = split_names(bots, "--bots")
+        _table(names, games, seed, ruleset, config, record, json_output, server, clock)
         return
     if a is None or b is None:
         fail("name the two bots of a duel with --a and --b, or a table with --bots")
     if config:
         fail("--config BOT=FILE is for tables (--bots); a duel takes --config-a/--config-b")
-    _duel(a, b, games, seed, ruleset, config_a, config_b, record, json_output, server)
+    _duel(a, b, games, seed, ruleset, config_a, config_b, record, json_output, server, clock)
 
 
 @contextmanager
@@ -223,6 +249,7 @@ def _duel(
     record: Path | None,
     json_output: bool,
     server: str | None,
+    clock: TimeControl,
 ) -> None:
     ruleset = ruleset or LiarsDiceRules()
     if ruleset.players != 2:
@@ -241,7 +268,11 @@ def _duel(
         ({}, {}) if server is not None else (bot_config(config_a, a), bot_config(config_b, b))
     )
     try:
-        with _recorder(record, "duel", seed) as rec, progress(games, f"{a} vs {b}") as advance:
+        with (
+            interrupt_exits(record),
+            _recorder(record, "duel", seed) as rec,
+            progress(games, f"{a} vs {b}") as advance,
+        ):
             match = partial(
                 run_match,
                 a,
@@ -253,12 +284,18 @@ def _duel(
                 rules=ruleset,
                 progress=advance,
                 recorder=rec,
+                deadline_ms=clock.deadline_ms,
+                time_bank=clock.new_bank(),
             )
             if server is None:
                 report = asyncio.run(match())
             else:
                 report = run_on_server(
-                    server, [a, b], "liars_dice", lambda seats: match(seats=(seats[0], seats[1]))
+                    server,
+                    [a, b],
+                    "liars_dice",
+                    lambda seats: match(seats=(seats[0], seats[1])),
+                    start_timeout_s=clock.start_timeout_ms / 1000,
                 )
     except (UnknownBotError, ConfigError, ArenaError) as exc:
         fail(str(exc))
@@ -303,6 +340,7 @@ def _table(
     record: Path | None,
     json_output: bool,
     server: str | None,
+    clock: TimeControl,
 ) -> None:
     if not 2 <= len(names) <= MAX_SEATS:
         fail(f"--bots names 2 to {MAX_SEATS} bots, got {len(names)}")
@@ -325,14 +363,30 @@ def _table(
         )
     label = ", ".join(names)
     try:
-        with _recorder(record, "table", seed) as rec, progress(games, label) as advance:
-            play = partial(run_table, games=games, seed_text=seed, rules=ruleset, progress=advance)
+        with (
+            interrupt_exits(record),
+            _recorder(record, "table", seed) as rec,
+            progress(games, label) as advance,
+        ):
+            play = partial(
+                run_table,
+                games=games,
+                seed_text=seed,
+                rules=ruleset,
+                progress=advance,
+                deadline_ms=clock.deadline_ms,
+                time_bank=clock.new_bank(),
+            )
             if server is None:
                 seat_names, seats = in_process_seats(names, seed, configs)
                 report = asyncio.run(play(seat_names, seats, recorder=rec))
             else:
                 report = run_on_server(
-                    server, names, "liars_dice", lambda seats: play(names, seats, recorder=rec)
+                    server,
+                    names,
+                    "liars_dice",
+                    lambda seats: play(names, seats, recorder=rec),
+                    start_timeout_s=clock.start_timeout_ms / 1000,
                 )
     except (UnknownBotError, ConfigError, ArenaError) as exc:
         fail(str(exc))
@@ -362,10 +416,15 @@ def _table(
 
 
 def bench_command(
-    games: int = typer.Option(500, "--games", min=1, help="games against each personality"),
+    games: int = typer.Option(
+        500, "--games", callback=at_least(1), help="games against each personality"
+    ),
     seed: str = typer.Option("1", "--seed", help="match seed"),
     driver_games: int = typer.Option(
-        500, "--driver-games", min=1, help="games of bayes vs type1 timed under each driver"
+        500,
+        "--driver-games",
+        callback=at_least(1),
+        help="games of bayes vs type1 timed under each driver",
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:

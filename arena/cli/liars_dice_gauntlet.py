@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, cast
 
@@ -19,7 +20,7 @@ from arena.bench.liars_dice import (
     run_gauntlet,
 )
 from arena.bench.liars_dice_charts import plot_trends
-from arena.cli.common import fail, output_directory, print_json
+from arena.cli.common import at_least, between, fail, output_directory, print_json, split_names
 from arena.cli.liars_dice import bot_config, err, ld_app, out, progress, span
 from arena.errors import ArenaError
 from bots.liars_dice import PERSONALITIES, ConfigError
@@ -45,16 +46,18 @@ GAUNTLET_HELP = (
 @ld_app.command("gauntlet", help=GAUNTLET_HELP)
 def gauntlet(
     bot: str = typer.Option("random-guess", "--bot", help="the bot to test"),
-    games: int = typer.Option(500, "--games", min=1, help="games against each personality"),
+    games: int = typer.Option(
+        500, "--games", callback=at_least(1), help="games against each personality"
+    ),
     seed: str | None = typer.Option(
         None, "--seed", help="match seed (any text, or 64 hex digits) [default: 1]"
     ),
     seeds: str | None = typer.Option(
         None,
         "--seeds",
-        help="several seeds, pooled: comma-separated, ranges allowed (e.g. 1-8); each "
-        "personality's win rate and the gain are over every seed's games, and each seed's mean "
-        "is shown too",
+        help="several seeds, pooled: comma-separated, ranges of whole numbers allowed (e.g. "
+        "1-8); each personality's win rate and the gain are over every seed's games, and each "
+        "seed's mean is shown too. A text seed holding '-' goes to --seed",
     ),
     config: Path | None = typer.Option(None, "--config", help="bot config (TOML)"),
     driver: str = typer.Option("referee", "--driver", help=DRIVER_HELP),
@@ -75,15 +78,14 @@ def gauntlet(
     jobs: int = typer.Option(
         1,
         "--jobs",
-        min=1,
+        callback=at_least(1),
         help="play the personalities in this many worker processes (same results as 1; the "
         "progress bar then moves a personality at a time)",
     ),
     floor: float = typer.Option(
         FLOOR,
         "--floor",
-        min=0.0,
-        max=1.0,
+        callback=between(0.0, 1.0),
         help="list the personalities won against less often than this, and those whose whole "
         "95% interval lies under it (default: DESIGN §7's 55% against every personality)",
     ),
@@ -100,9 +102,9 @@ def gauntlet(
         fail(f"--opener must be one of {', '.join(OPENERS)}, not {opener!r}")
     picked = list(PERSONALITIES)
     if opponents is not None:
-        picked = [name.strip() for name in opponents.split(",") if name.strip()]
+        picked = split_names(opponents, "--opponents")
         unknown = [name for name in picked if name not in PERSONALITIES]
-        if unknown or not picked:
+        if unknown:
             fail(f"--opponents takes personalities type1 … type32, got {opponents!r}")
     if baseline_config is not None and baseline is None:
         fail("--baseline-config needs --baseline")
@@ -175,18 +177,29 @@ def parse_driver(text: str) -> Driver:
 MAX_SEEDS = 1000
 
 
+_RANGE = re.compile(r"([0-9]+)-([0-9]+)")
+
+
 def parse_seeds(text: str) -> list[str]:
-    """``1-8`` → 1…8; ``1,5,x`` → those three; ranges are of whole numbers, any other text is
-    one seed."""
+    """``1-8`` → 1…8; ``1,5,x`` → those three. A range is two whole numbers joined by one
+    ``-``; any other item holding ``-`` (``1-``, ``-3``, ``1 - 3``, ``a-b``) is a range typed
+    wrong, refused rather than played as one text seed that merely looks like a range. A text
+    seed with ``-`` in it is given alone with ``--seed``."""
     seeds: list[str] = []
-    for item in (part.strip() for part in text.split(",")):
-        low, dash, high = item.partition("-")
-        if dash and low.isdigit() and high.isdigit():
-            if int(high) < int(low) or int(high) - int(low) >= MAX_SEEDS:
-                fail(f"--seeds: {item!r} is not a range of 1 to {MAX_SEEDS} seeds")
-            seeds += [str(n) for n in range(int(low), int(high) + 1)]
-        elif item:
+    for item in split_names(text, "--seeds"):
+        bounds = _RANGE.fullmatch(item)
+        if bounds is None and "-" in item:
+            fail(
+                f"--seeds: {item!r} is not a range (two whole numbers joined by '-', e.g. 1-8); "
+                "give a text seed holding '-' with --seed"
+            )
+        if bounds is None:
             seeds.append(item)
+            continue
+        low, high = int(bounds.group(1)), int(bounds.group(2))
+        if high < low or high - low >= MAX_SEEDS:
+            fail(f"--seeds: {item!r} is not a range of 1 to {MAX_SEEDS} seeds")
+        seeds += [str(n) for n in range(low, high + 1)]
     if not seeds or len(seeds) > MAX_SEEDS or len(set(seeds)) != len(seeds):
         fail(f"--seeds takes 1 to {MAX_SEEDS} different seeds, got {text!r}")
     return seeds

@@ -11,7 +11,14 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from arena.cli.common import fail, output_directory, print_json, record_path
+from arena.cli.common import (
+    at_least,
+    fail,
+    output_directory,
+    print_json,
+    record_path,
+    split_names,
+)
 from arena.cli.liars_dice import ld_app, show_profile, span, table_configs
 from arena.errors import ArenaError
 from arena.games.errors import GameError
@@ -59,7 +66,9 @@ def play_command(
     against: str = typer.Option(
         "bayes", "--against", help="the bots to play, comma-separated (one to four)"
     ),
-    games: int = typer.Option(20, "--games", min=1, help="games to play (you may leave sooner)"),
+    games: int = typer.Option(
+        20, "--games", callback=at_least(1), help="games to play (you may leave sooner)"
+    ),
     seed: str | None = typer.Option(
         None, "--seed", help="match seed (any text); default: a fresh random one, shown at the end"
     ),
@@ -82,9 +91,7 @@ def play_command(
         False, "--json", help="print the result as one JSON object (the game goes to stderr)"
     ),
 ) -> None:
-    names = [bot.strip() for bot in against.split(",") if bot.strip()]
-    if not names:
-        fail("--against names at least one bot")
+    names = split_names(against, "--against")
     if not name.strip():
         fail("--name must not be empty")
     try:
@@ -105,11 +112,17 @@ def play_command(
     session: HumanSession | None = None
 
     def show_profile() -> None:
+        # The profile always starts with the score so far (RULES.md), 0 of 0 before the first
+        # game ends, so that 'p' never answers with nothing.
         if session is not None and session.games:
             console.say(f"Score: {_score(session)}")
-        for bot in _bots(bot_seats):
-            if isinstance(bot.strategy, Bayes):
-                _show_bayes(console, rich_out, bot, name)
+        else:
+            console.say("Score: you won 0 of 0 games (no game has finished yet)")
+        learners = [bot for bot in _bots(bot_seats) if isinstance(bot.strategy, Bayes)]
+        for bot in learners:
+            _show_bayes(console, rich_out, bot, name)
+        if not learners:
+            console.say("No Bayesian bot at the table: nothing learnt of you to show.")
 
     person = HumanSeat(console, name, profile=show_profile)
 

@@ -20,7 +20,7 @@ from arena.bench.liars_dice_targets import (
     points,
     spread,
 )
-from arena.cli.common import fail, print_json
+from arena.cli.common import at_least, between, fail, print_json
 from arena.cli.liars_dice import ld_app, out, progress
 from arena.cli.liars_dice_gauntlet import DRIVER_HELP, parse_driver, parse_seeds
 from arena.errors import ArenaError
@@ -50,16 +50,23 @@ def targets(
         help=f"who opens: {', '.join(OPENERS)} (see gauntlet --help), or all of them one after "
         "another",
     ),
-    games: int = typer.Option(500, "--games", min=1, help="games against each personality"),
+    games: int = typer.Option(
+        500, "--games", callback=at_least(1), help="games against each personality"
+    ),
     seeds: str = typer.Option(
-        "1-8", "--seeds", help="the seeds, pooled: comma-separated, ranges allowed"
+        "1-8",
+        "--seeds",
+        help="the seeds, pooled: comma-separated, ranges of whole numbers allowed (e.g. 1-8)",
     ),
     driver: str = typer.Option("direct", "--driver", help=DRIVER_HELP + " (here the default)"),
     jobs: int = typer.Option(
-        1, "--jobs", min=1, help="worker processes per gauntlet (same results as 1)"
+        1, "--jobs", callback=at_least(1), help="worker processes per gauntlet (same results as 1)"
     ),
     floor: float = typer.Option(
-        FLOOR, "--floor", min=0.0, max=1.0, help="the win rate asked against every personality"
+        FLOOR,
+        "--floor",
+        callback=between(0.0, 1.0),
+        help="the win rate asked against every personality",
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:

@@ -11,7 +11,9 @@ both paths agree by construction on every line that is not plain compact notatio
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
 import sys
 import tomllib
 from collections.abc import Callable, Iterator
@@ -29,14 +31,14 @@ from rich.table import Table
 
 from arena.bench.mahjong_hands import render as render_bench
 from arena.bench.mahjong_hands import run_hand_bench
-from arena.cli.common import fail, print_json
+from arena.cli.common import at_least, fail, print_json
 from arena.errors import ArenaError
 from arena.games.errors import RulesetError
 from arena.games.mahjong.analysis import deficiency, deficiency_batch, useful_tiles, waits
 from arena.games.mahjong.batch import parse_block, waits_batch
 from arena.games.mahjong.deficiency import HAND_SETS
 from arena.games.mahjong.rules import load_ruleset
-from arena.games.mahjong.scoring import HAND_TILES, ScoreResult, WinContext, score_hand
+from arena.games.mahjong.scoring import HAND_TILES, ScoreResult, WinContext, score_hand, settle
 from arena.games.mahjong.scoring_rules import ScoringRules
 from arena.games.mahjong.tiles import (
     COPIES,
@@ -102,10 +104,18 @@ DEFICIENCY_DOC = (
 )
 SCORE_DOC = (
     "Tai (台) and points of a winning hand after table 2-1, from its best reading.\n\n"
-    'JSON: {"tai": 4, "breakdown": [["莊家", 1], ["門清自摸", 3]], "points": 3000, "reading": '
-    '"55m 111m 234m 678m 999m 123p", "win_set": ["pair", "5m"]}: the rows of the best reading, '
-    "its concealed sets and the set the winning tile completed. A hand that does not win, a "
-    "wrong tile count or a fifth copy of a tile is an error (exit status 2)."
+    "Points are paid per payer (docs/RULES.md, Points): 1000 + 500 per Tai from the discarder "
+    "alone, or from each of the other three on a self-draw; a dealer paying a non-dealer's win "
+    "pays the 莊家 Tai (500) more.\n\n"
+    'JSON: {"tai": 4, "breakdown": [["莊家", 1], ["門清自摸", 3]], "points": 3000, "payments": '
+    '{"non_dealer": 3000, "total": 9000}, "reading": "55m 111m 234m 678m 999m 123p", '
+    '"win_set": ["pair", "5m"]}: the rows of the best reading; points, what each payer pays '
+    "(payments.non_dealer), payments.dealer what the dealer pays instead when the winner is "
+    "not the dealer, payments.total on a self-draw what the winner collects in all; the "
+    "concealed sets and the set the winning tile completed. A hand that does not win, a wrong "
+    "tile count, a fifth copy of a tile (a robbed kong's tile included: the robbed pon holds "
+    "the other three) or --after-kong without a kong among --melds (outside a flowers "
+    "ruleset) is an error (exit status 2)."
 )
 
 
@@ -125,17 +135,26 @@ class MeldsSpec:
         return to_counts(self.tiles)
 
 
+_COUNT = re.compile(r"[+-]?[0-9]+")
+
+
 def parse_melds_option(text: str | None) -> MeldsSpec:
     """A bare count, or meld notation as `parse_melds` reads it."""
     if text is None:
         return MeldsSpec(None)
     stripped = text.strip()
-    if stripped.isdigit():
+    if _COUNT.fullmatch(stripped):
         count = int(stripped)
         melds: tuple[Meld, ...] = ()
     else:
         melds = parse_melds(text)
         count = len(melds)
+    if count < 0:
+        # A signed number is meant as a count: say what a count may be, not how notation reads.
+        raise MahjongError(
+            f"a meld count is 0 to {HAND_SETS}, got {count} (or give the melds themselves, "
+            "e.g. pon:999p,chi:123s)"
+        )
     if count > HAND_SETS:
         raise MahjongError(f"a hand has at most {HAND_SETS} melds, got {count}")
     tiles = tuple(t for m in melds for t in m.tiles)
@@ -299,6 +318,10 @@ def stream(
         block = [raw.strip() for raw in islice(source, BLOCK_LINES)]
         if not block:
             return lines, failed
+        if lines == 0 and block[0].startswith(codecs.BOM_UTF8):
+            # Editors on Windows start UTF-8 files with a byte-order mark; it is no part of
+            # the first hand.
+            block[0] = block[0][len(codecs.BOM_UTF8) :].strip()
         counts, ok = parse_block(block)
         ok &= analysis.size_ok(counts.sum(axis=1), melds)
         if own is not None:
@@ -406,9 +429,18 @@ def deficiency_cmd(
         out.print(f"tiles that bring it closer, with copies not in your hand or melds: {listed}")
 
 
-def load_scoring_rules(spec: str) -> ScoringRules:
+@dataclass(frozen=True)
+class ScoreRuleset:
+    """What `arena mahjong score` needs of a ruleset: its scoring, and whether it plays with
+    flowers (then a self-draw on a flower's replacement is 槓上開花 too, kong or not)."""
+
+    scoring: ScoringRules
+    flowers: bool = False
+
+
+def load_scoring_rules(spec: str) -> ScoreRuleset:
     """A ruleset name or a full ruleset file (its ``[rules.scoring]``), or a bare TOML table of
-    scoring options (optionally under ``[scoring]``)."""
+    scoring options (optionally under ``[scoring]``; no flowers, as in the competition)."""
     path = Path(spec)
     if path.suffix == ".toml" and path.is_file():
         try:
@@ -420,18 +452,60 @@ def load_scoring_rules(spec: str) -> ScoringRules:
             if not isinstance(table, dict):
                 raise RulesetError(f"{path}: 'scoring' must be a table")
             try:
-                return ScoringRules.from_mapping(table)
+                return ScoreRuleset(ScoringRules.from_mapping(table))
             except RulesetError as exc:
                 raise RulesetError(f"{path}: {exc}") from exc
-    return load_ruleset(spec).scoring
+    rules = load_ruleset(spec)
+    return ScoreRuleset(rules.scoring, rules.flowers)
 
 
-def score_to_json(result: ScoreResult) -> dict[str, Any]:
+def payments(result: ScoreResult, rules: ScoringRules) -> dict[str, int]:
+    """How the win is paid (RULES.md, Points), from `settle` on a table where East deals:
+    ``non_dealer`` what each payer that is not the dealer pays (= ``result.points``);
+    ``dealer`` what the dealer pays instead, when the winner is not the dealer; ``total`` on a
+    self-draw, what the winner collects from the other three."""
+    ctx = result.context
+    winner = ctx.seat_wind - EAST
+    # A seat that is neither the winner nor the dealer (seat 0): it pays as any non-dealer.
+    other = next(seat for seat in range(1, 4) if seat != winner)
+    paid: dict[str, int] = {}
+    if ctx.self_drawn:
+        deltas = settle(result, winner=winner, dealer=0, discarder=None, rules=rules)
+        paid["non_dealer"] = -deltas[other]
+        if winner != 0:
+            paid["dealer"] = -deltas[0]
+        paid["total"] = deltas[winner]
+        return paid
+    deltas = settle(result, winner=winner, dealer=0, discarder=other, rules=rules)
+    paid["non_dealer"] = -deltas[other]
+    if winner != 0:
+        paid["dealer"] = -settle(result, winner=winner, dealer=0, discarder=0, rules=rules)[0]
+    return paid
+
+
+def payment_text(result: ScoreResult, paid: dict[str, int]) -> str:
+    """`payments` in words: who pays what, so that ``points`` is not read as the win's total."""
+    each = f"{paid['non_dealer']:,}"
+    if "total" in paid:
+        if "dealer" in paid:
+            return (
+                f"{each} points from each non-dealer and {paid['dealer']:,} from the dealer: "
+                f"{paid['total']:,} in all"
+            )
+        return f"{each} points from each of the other three: {paid['total']:,} in all"
+    payer = "the player who added the kong" if result.context.robbing_kong else "the discarder"
+    if "dealer" in paid:
+        return f"{each} points paid by {payer} ({paid['dealer']:,} if that is the dealer)"
+    return f"{each} points paid by {payer}"
+
+
+def score_to_json(result: ScoreResult, rules: ScoringRules) -> dict[str, Any]:
     kind, tile = result.win_set
     return {
         "tai": result.tai,
         "breakdown": [[name, tai] for name, tai in result.breakdown],
         "points": result.points,
+        "payments": payments(result, rules),
         "reading": str(result.decomposition),
         "win_set": [kind, format_tiles([tile])],
     }
@@ -484,13 +558,23 @@ def score_cmd(
     prevailing: int | None = (
         None if round_wind is None else _option("--round-wind", parse_wind, round_wind)
     )
-    rules: ScoringRules = (
-        ScoringRules() if ruleset is None else _option("--ruleset", load_scoring_rules, ruleset)
+    loaded: ScoreRuleset = (
+        ScoreRuleset(ScoringRules())
+        if ruleset is None
+        else _option("--ruleset", load_scoring_rules, ruleset)
     )
+    rules = loaded.scoring
     try:
         to_counts([*concealed, win, *(t for m in melds for t in m.tiles)])
     except MahjongError as exc:
         fail(f"{exc} among the hand, the melds and the winning tile")
+    if after_kong and self_drawn and not loaded.flowers and not any(m.is_kong for m in melds):
+        # 槓上開花 is a self-draw on the replacement after one's own kong, which stays among the
+        # melds; only with flowers may a flower's replacement stand in for it (RULES.md).
+        fail(
+            "--after-kong: 槓上開花 is a self-draw on the replacement after your kong, but "
+            "--melds holds no kong (kong:, akong: or ckong:)"
+        )
     try:
         ctx = WinContext(
             self_drawn=self_drawn,
@@ -506,18 +590,20 @@ def score_cmd(
     except ArenaError as exc:
         fail(str(exc))
     if json_output:
-        print_json(score_to_json(result))
+        print_json(score_to_json(result, rules))
         return
-    _show_score(concealed, melds, win, result)
+    _show_score(concealed, melds, win, result, rules)
 
 
-def _show_score(concealed: list[int], melds: tuple[Meld, ...], win: int, r: ScoreResult) -> None:
+def _show_score(
+    concealed: list[int], melds: tuple[Meld, ...], win: int, r: ScoreResult, rules: ScoringRules
+) -> None:
     out.print(f"hand: {format_tiles_zh(concealed)}  胡 {tile_name_zh(win)}", markup=False)
     if melds:
         out.print(f"melds: {format_melds(melds)}", markup=False)
     kind, tile = r.win_set
     out.print(f"reading: {r.decomposition} (the winning tile completes {kind} {TILE_NAMES[tile]})")
-    table = Table(title=f"{r.tai} 台, {r.points:,} points")
+    table = Table(title=f"{r.tai} 台")
     table.add_column("row (table 2-1)")
     table.add_column("台", justify="right")
     for name, tai in r.breakdown:
@@ -527,12 +613,18 @@ def _show_score(concealed: list[int], melds: tuple[Meld, ...], win: int, r: Scor
     table.add_section()
     table.add_row("total", str(r.tai), style="bold")
     out.print(table)
+    # Said per payer: a bare "2,500 points" reads as the whole win, which it is only on a discard.
+    out.print(f"{r.tai} 台: {payment_text(r, payments(r, rules))}", markup=False)
 
 
 def bench_cmd(
-    hands: int = typer.Option(20_000, "--hands", min=3, help="hands of each size to measure"),
+    hands: int = typer.Option(
+        20_000, "--hands", callback=at_least(3), help="hands of each size to measure"
+    ),
     seed: int = typer.Option(2024, "--seed", help="seed of the random hands"),
-    rounds: int = typer.Option(5, "--rounds", min=1, help="timing rounds (the best is kept)"),
+    rounds: int = typer.Option(
+        5, "--rounds", callback=at_least(1), help="timing rounds (the best is kept)"
+    ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """Win check and deficiency against the `mahjong` PyPI package, measured in one run."""

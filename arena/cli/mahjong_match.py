@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import math
+import tomllib
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -14,7 +16,16 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.bench.mahjong_match import TARGET_SECONDS, run_match_bench
-from arena.cli.common import fail, output_directory, print_json, progress_bar, record_path
+from arena.cli.common import (
+    at_least,
+    fail,
+    interrupt_exits,
+    output_directory,
+    print_json,
+    progress_bar,
+    record_path,
+    split_names,
+)
 from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
@@ -30,8 +41,9 @@ from arena.matches.mahjong import (
     play_match,
     series_seed,
 )
+from arena.matches.stats import Interval
 from arena.records import JsonlRecorder
-from arena.referee import DEFAULT_DEADLINE_MS
+from arena.referee import DEFAULT_DEADLINE_MS, TimeBank, TimeControl
 from arena.transports.base import Seat
 from bots.registry import UnknownBotError
 
@@ -68,14 +80,37 @@ def _show(result: MatchResult, title: str) -> None:
         f"pen. penalties; exhaustive draws: {result.exhaustive}, decisions: {result.decisions}"
     )
     for p in result.programs:
-        ci = p.points_interval()
-        out.print(f"{p.bot}: points 95% CI [{ci.low:+,.0f}, {ci.high:+,.0f}] over {ci.n} rounds")
+        out.print(f"{p.bot}: points 95% CI {_span(p.points_interval())}")
     diff = result.difference_interval()
     if diff is not None:
-        out.print(
-            f"points difference A−B: {diff.estimate:+,.0f}, 95% CI "
-            f"[{diff.low:+,.0f}, {diff.high:+,.0f}] over {diff.n} rounds"
-        )
+        out.print(f"points difference A−B: {diff.estimate:+,.0f}, 95% CI {_span(diff)}")
+
+
+def _span(ci: Interval) -> str:
+    """``[low, high] over N rounds``; a single round gives no interval (`mean_interval` makes it
+    infinite, ``null`` in --json), which is said rather than shown as ``[-inf, +inf]``."""
+    rounds = f"{ci.n} round{'s' if ci.n != 1 else ''}"
+    if not (math.isfinite(ci.low) and math.isfinite(ci.high)):
+        return f"not defined over {rounds} (it needs two)"
+    return f"[{ci.low:+,.0f}, {ci.high:+,.0f}] over {rounds}"
+
+
+def _match_ruleset(spec: str) -> MahjongRules:
+    """The ruleset of a match. A ``.toml`` file without ``game`` is most likely a bare table of
+    scoring options (what `arena mahjong score --ruleset` also reads), so the error says what a
+    match needs instead of reporting the missing key as ``None``."""
+    path = Path(spec)
+    if path.suffix == ".toml" and path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError):
+            data = {"game": None}  # load_ruleset names the problem
+        if "game" not in data:
+            fail(
+                f"--ruleset {path}: missing key 'game' (a match needs a ruleset file with "
+                'game = "mahjong"; a bare scoring table is for arena mahjong score)'
+            )
+    return load_ruleset(spec)
 
 
 async def _play_remote(
@@ -84,15 +119,25 @@ async def _play_remote(
     spec: MatchSpec,
     recorder: JsonlRecorder | None,
     on_hand: Callable[[int, int], None],
+    time_bank: TimeBank | None,
 ) -> MatchResult:
-    return await play_match(spec, seats=seats, names=spec.bots, recorder=recorder, on_hand=on_hand)
+    return await play_match(
+        spec,
+        seats=seats,
+        names=spec.bots,
+        recorder=recorder,
+        on_hand=on_hand,
+        time_bank=time_bank,
+    )
 
 
 def match_mahjong(
     bots: str = typer.Option(
         ..., "--bots", help="strategies, comma-separated: four (rotate) or two (--layout ab)"
     ),
-    games: int = typer.Option(MATCH_HANDS, "--games", help="hands per match (384 in the seed)"),
+    games: int = typer.Option(
+        MATCH_HANDS, "--games", callback=at_least(1), help="hands per match (384 in the seed)"
+    ),
     seed: str | None = typer.Option(
         None, "--seed", help="match seed: 64 hex digits or any text; default: fresh and printed"
     ),
@@ -102,29 +147,36 @@ def match_mahjong(
     layout: str = typer.Option(
         "rotate", "--layout", help="rotate: four programs; ab: two programs, two copies each"
     ),
-    matches: int = typer.Option(1, "--matches", help="matches in the series (seeds SEED/0, …)"),
+    matches: int = typer.Option(
+        1, "--matches", callback=at_least(1), help="matches in the series (seeds SEED/0, …)"
+    ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
     record: Path | None = typer.Option(
         None, "--record", help="write each match as one JSONL record in this directory"
     ),
-    deadline_ms: int = typer.Option(DEFAULT_DEADLINE_MS, help="time allowed per decision"),
+    deadline_ms: int | None = typer.Option(
+        None,
+        callback=at_least(1),
+        help="time allowed per decision, ms (≥ 1); default: the ruleset's [time] deadline_ms, "
+        f"else {DEFAULT_DEADLINE_MS}",
+    ),
     server: str | None = typer.Option(None, "--server", help=SERVER_HELP),
 ) -> None:
     """Play the competition mahjong match (seed 003 §4.1) between bots: in-process strategies,
     or with --server the named bots connected to an arena server."""
-    names = tuple(name.strip() for name in bots.split(",") if name.strip())
+    names = tuple(split_names(bots, "--bots"))
     if layout not in LAYOUTS:
         fail(f"--layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
     if server is not None and layout != "rotate":
         fail("--server plays the rotate layout: name four connected bots with --bots")
-    if matches < 1:
-        fail(f"--matches must be at least 1, got {matches}")
     output_directory(record, "--record")
     try:
-        rules: MahjongRules = load_ruleset(ruleset)
+        rules: MahjongRules = _match_ruleset(ruleset)
+        clock = TimeControl.from_ruleset("mahjong", ruleset, deadline_ms=deadline_ms)
+        deadline = clock.deadline_ms
         base_seed = seed if seed is not None else MatchSeed.generate().hex()
         specs = [
-            MatchSpec(names, series_seed(base_seed, k, matches), games, rules, layout, deadline_ms)
+            MatchSpec(names, series_seed(base_seed, k, matches), games, rules, layout, deadline)
             for k in range(matches)
         ]
         if server is None:
@@ -139,7 +191,7 @@ def match_mahjong(
             "round is partial, so not every player receives every starting hand"
         )
     results: list[MatchResult] = []
-    with progress_bar(err, transient=True, remaining=False) as progress:
+    with interrupt_exits(record), progress_bar(err, transient=True, remaining=False) as progress:
         task = progress.add_task("mahjong", total=games * matches)
         for k, spec in enumerate(specs):
             recorder = None
@@ -151,15 +203,25 @@ def match_mahjong(
             def advance(done: int, _total: int, base: int = k * games) -> None:
                 progress.update(task, completed=base + done)
 
+            bank = clock.new_bank()
             try:
                 if server is None:
-                    played = asyncio.run(play_match(spec, recorder=recorder, on_hand=advance))
+                    played = asyncio.run(
+                        play_match(spec, recorder=recorder, on_hand=advance, time_bank=bank)
+                    )
                 else:
                     played = run_on_server(
                         server,
                         list(names),
                         "mahjong",
-                        partial(_play_remote, spec=spec, recorder=recorder, on_hand=advance),
+                        partial(
+                            _play_remote,
+                            spec=spec,
+                            recorder=recorder,
+                            on_hand=advance,
+                            time_bank=bank,
+                        ),
+                        start_timeout_s=clock.start_timeout_ms / 1000,
                     )
                 results.append(played)
             finally:
@@ -194,14 +256,14 @@ def match_mahjong(
 
 
 def bench_mahjong_match(
-    games: int = typer.Option(MATCH_HANDS, "--games", help="hands per match"),
+    games: int = typer.Option(MATCH_HANDS, "--games", callback=at_least(1), help="hands per match"),
     seed: str = typer.Option("bench", "--seed", help="match seed text"),
     ruleset: str = typer.Option("competition", "--ruleset", help="ruleset name or .toml path"),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """Time a greedy match in-process, with the random bots on the same seed as the baseline."""
     try:
-        rules = load_ruleset(ruleset)
+        rules = _match_ruleset(ruleset)
     except ArenaError as exc:
         fail(str(exc))
     with progress_bar(err, transient=True, remaining=False) as progress:

@@ -19,6 +19,7 @@ from which the later games' dice follow, so nothing is written while the person 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ from arena.games.liars_dice import (
     Reroll,
     broken_bid_rule,
     parse_action,
+    raises_after,
 )
 from arena.matches.liars_dice import check_table, play_table_game
 from arena.matches.stats import Interval, proportion_interval
@@ -234,21 +236,46 @@ class HumanSeat:
 
 
 def _why_not(action: Any, observation: LiarsDiceObservation) -> str:
-    """The rule an action the person typed breaks now, in words."""
+    """The rule an action the person typed breaks now, in words: the engine's rules (RULES.md,
+    "Re-roll rule") checked in the engine's order, said to the person."""
     last = Bid(observation.bids[-1].count, observation.bids[-1].face) if observation.bids else None
     total = sum(observation.dice_counts)
     if isinstance(action, Bid):
         broken = broken_bid_rule(action, last, observation.min_open, total)
         if broken is not None:
             return broken
-    if observation.must_bid:
-        return "you have re-rolled: now you must bid"
     if isinstance(action, Reroll):
-        if not observation.reroll:
-            return "re-rolling is off in these rules"
-        return f"cannot {action} now: show only dice under your cup ({_dice(observation.dice)})"
+        return _why_not_reroll(action, observation, last, total)
+    if observation.must_bid:
+        return "you have re-rolled this turn: now you must bid, not challenge"
     if last is None:
         return "there is no bid to challenge: you open, so you must bid"
+    return f"{action} is not legal now"
+
+
+def _why_not_reroll(
+    action: Reroll, observation: LiarsDiceObservation, last: Bid | None, total: int
+) -> str:
+    if not observation.reroll:
+        return "re-rolling is off in these rules"
+    if observation.must_bid:
+        return "you have already re-rolled this turn: one re-roll a turn, and now you must bid"
+    if not raises_after(last, observation.min_open, total):
+        # A re-roll must be followed by a bid, and none is left above the standing one.
+        return f"no bid is left above {last}, and a re-roll must be followed by a bid"
+    cup = Counter(observation.dice)
+    for face, wanted in sorted(Counter(action.reveal).items()):
+        if cup[face] < wanted:
+            return (
+                f"{action} shows {wanted} × {face} but your cup holds {cup[face]} "
+                f"({_dice(observation.dice)})"
+            )
+    if len(action.reveal) >= len(observation.dice):
+        return (
+            f"{action} leaves no die in the cup to re-roll: show fewer than the "
+            f"{len(observation.dice)} dice under your cup ({_dice(observation.dice)}); "
+            "at least one must be re-rolled"
+        )
     return f"{action} is not legal now"
 
 

@@ -76,3 +76,12 @@ def test_match_errors() -> None:
         app, ["match", "bulls-cows", "--a", "random", "--b", "random", "--alphabet", "11"]
     )
     assert bad.exit_code == 2 and "alphabet" in bad.output
+
+
+@pytest.mark.parametrize("deadline", ["-5", "0"])
+def test_match_needs_a_positive_deadline(deadline: str) -> None:
+    args = ["match", "bulls-cows", "--a", "optimal", "--b", "entropy", "--games", "2"]
+    result = runner.invoke(app, [*args, "--deadline-ms", deadline])
+    assert result.exit_code == 2
+    assert f"error: --deadline-ms must be at least 1, got {deadline}" in result.output
+    assert "Traceback" not in result.output and "greater_than_equal" not in result.output

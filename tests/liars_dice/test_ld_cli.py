@@ -168,3 +168,85 @@ def test_a_gauntlet_beside_a_baseline_gives_the_paired_gain() -> None:
     assert "gain of bayes" in _flat(shown.output)
     refused = runner.invoke(app, [*args, "--baseline-config", "x.toml"])
     assert refused.exit_code != 0 and "--baseline-config needs --baseline" in _flat(refused.output)
+
+
+# -- one-line errors for bad counts, deadlines, names and seeds ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["match", "liars-dice", "--a", "bayes", "--b", "type5", "--games", "0"], "--games"),
+        (["liars-dice", "gauntlet", "--games", "0"], "--games"),
+        (["liars-dice", "gauntlet", "--jobs", "0"], "--jobs"),
+        (["liars-dice", "targets", "--games", "0"], "--games"),
+        (["bench", "liars-dice", "--driver-games", "0"], "--driver-games"),
+        (["liars-dice", "play", "--games", "0"], "--games"),
+        (["match", "bulls-cows", "--a", "random", "--b", "random", "--games", "0"], "--games"),
+    ],
+)
+def test_a_count_under_one_is_a_one_line_error_like_in_bulls_cows(
+    args: list[str], message: str
+) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert f"error: {message} must be at least 1" in result.output
+    assert "Usage:" not in result.output and "╭" not in result.output
+
+
+def test_a_floor_outside_zero_to_one_is_a_one_line_error() -> None:
+    result = runner.invoke(app, ["liars-dice", "targets", "--floor", "1.5"])
+    assert result.exit_code == 2
+    assert "error: --floor must lie between 0 and 1, got 1.5" in result.output
+
+
+@pytest.mark.parametrize("deadline", ["-5", "0"])
+def test_a_duel_and_a_table_need_a_positive_deadline(deadline: str) -> None:
+    for bots in (["--a", "bayes", "--b", "type5"], ["--bots", "bayes,type5,probability"]):
+        result = runner.invoke(app, ["match", "liars-dice", *bots, "--deadline-ms", deadline])
+        assert result.exit_code == 2
+        assert f"error: --deadline-ms must be at least 1, got {deadline}" in result.output
+
+
+def test_a_deadline_reaches_the_games() -> None:
+    args = ["match", "liars-dice", "--a", "probability", "--b", "type9", "--games", "4", "--json"]
+    result = runner.invoke(app, [*args, "--deadline-ms", "1000"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["games"] == 4
+
+
+@pytest.mark.parametrize("bots", ["bayes,,probability", "bayes,probability,", ","])
+def test_an_empty_bot_name_is_refused_not_dropped(bots: str) -> None:
+    result = runner.invoke(app, ["match", "liars-dice", "--bots", bots, "--games", "2"])
+    assert result.exit_code == 2
+    assert f"error: --bots: empty entry in {bots!r}" in _flat(result.output)
+
+
+@pytest.mark.parametrize("seeds", ["1 - 3", "1-", "-3", "a-b", "1-2-3", "x,2-"])
+def test_a_malformed_seed_range_is_refused_not_played_as_one_seed(seeds: str) -> None:
+    for command in (["liars-dice", "gauntlet"], ["liars-dice", "targets"]):
+        result = runner.invoke(app, [*command, "--games", "1", "--seeds", seeds])
+        assert result.exit_code == 2
+        shown = _flat(result.output)
+        assert "is not a range (two whole numbers joined by '-', e.g. 1-8)" in shown
+        assert "--seed" in shown  # where a text seed holding '-' goes
+        assert "━" not in result.output  # refused before any game
+
+
+def test_ranges_and_text_seeds_still_pool_and_a_dashed_text_seed_goes_to_seed() -> None:
+    base = ["liars-dice", "gauntlet", "--games", "1", "--opponents", "type1", "--driver", "direct"]
+    data = json.loads(runner.invoke(app, [*base, "--seeds", "1-2,x", "--json"]).stdout)
+    assert [run["seed"] for run in data["per_seed"]] == ["1", "2", "x"]
+    data = json.loads(runner.invoke(app, [*base, "--seed", "a-b", "--json"]).stdout)
+    assert data["seed"] == "a-b"
+
+
+def test_records_of_seeds_that_look_alike_do_not_overwrite_each_other(tmp_path: Path) -> None:
+    args = ["match", "liars-dice", "--a", "probability", "--b", "type9", "--games", "2"]
+    long = "s" * 60
+    for seed in ("a/b", "a_b", long, long + "t", "plain-1"):
+        result = runner.invoke(app, [*args, "--seed", seed, "--record", str(tmp_path)])
+        assert result.exit_code == 0, result.output
+    names = sorted(path.name for path in tmp_path.glob("*.jsonl"))
+    assert len(names) == 5
+    assert "liars-dice-duel-a_b.jsonl" in names and "liars-dice-duel-plain-1.jsonl" in names

@@ -12,12 +12,13 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.games.liars_dice import LiarsDiceRules
+from arena.games.liars_dice import Bid, LiarsDiceGame, LiarsDiceRules, Reroll, parse_action
 from arena.matches.liars_dice import TableError, in_process_seats
 from arena.matches.liars_dice_human import (
     HumanSeat,
     HumanSession,
     Terminal,
+    _why_not,
     play_session,
     read_command,
 )
@@ -250,3 +251,73 @@ def test_the_prompt_says_when_ones_are_wild() -> None:
     asyncio.run(play_session(seat, list(zip(names, seats, strict=True)), 1, "h", rules=rules))
     prompts = [text for text in person.shown if text.endswith("your move (? for help): ")]
     assert prompts and all("ones wild" in text for text in prompts[:1])
+
+
+def _refusal(game: LiarsDiceGame, typed: str) -> str:
+    """What the person is told for ``typed`` at seat ``game.current``, after checking that the
+    engine refuses it too."""
+    action = parse_action(read_command(typed))
+    assert not game.is_legal(game.current, action), typed
+    return _why_not(action, game.observation(game.current))
+
+
+def _reroll_game(reroll: bool = True) -> LiarsDiceGame:
+    rules = LiarsDiceRules(reroll=reroll)
+    return LiarsDiceGame.with_dice(rules, [[2, 3, 4, 6, 6], [1, 1, 2, 3, 6]])
+
+
+def test_a_refused_reroll_names_the_rule_it_breaks() -> None:
+    game = _reroll_game()
+    # Every die of the cup shown: the engine's "at least one die must be re-rolled".
+    told = _refusal(game, "r 23466")
+    assert "leaves no die in the cup to re-roll" in told and "show only" not in told
+    assert _refusal(game, "r 666") == "reroll 666 shows 3 × 6 but your cup holds 2 (2 3 4 6 6)"
+    game.apply(0, Reroll((6, 6)))
+    assert "already re-rolled this turn" in _refusal(game, "r -")
+    assert "must bid" in _refusal(game, "c")
+    assert "re-rolling is off" in _refusal(_reroll_game(reroll=False), "r 66")
+
+
+def test_after_the_highest_bid_a_reroll_is_refused_for_want_of_a_raise() -> None:
+    game = _reroll_game()
+    game.apply(0, Bid(10, 6))
+    assert game.current == 1
+    told = _refusal(game, "r 11")
+    assert told == "no bid is left above bid 10x6, and a re-roll must be followed by a bid"
+    assert "more dice than the 10 in play" in _refusal(game, "11 1")
+
+
+def test_the_reroll_refusal_of_the_audit_through_the_play_command() -> None:
+    args = ["--against", "random-guess", "--games", "1", "--seed", "3"]
+    result = runner.invoke(
+        app, ["liars-dice", "play", *args, "--rules", "liars_dice_reroll"], input="r 23466\nq\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert "reroll 23466 leaves no die in the cup to re-roll" in result.output
+    assert "show only dice under your cup" not in result.output
+
+
+def test_the_profile_shows_the_score_before_any_game_ends_and_without_bayes() -> None:
+    result = runner.invoke(
+        app,
+        ["liars-dice", "play", "--against", "random-guess", "--games", "1", "--seed", "3"],
+        input="p\nq\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "Score: you won 0 of 0 games (no game has finished yet)" in result.output
+    assert "No Bayesian bot at the table" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--games", "0"], "error: --games must be at least 1, got 0"),
+        (["--against", "bayes,,probability"], "error: --against: empty entry in"),
+    ],
+)
+def test_play_command_refuses_bad_counts_and_empty_names_in_one_line(
+    args: list[str], message: str
+) -> None:
+    result = runner.invoke(app, ["liars-dice", "play", *args], input="q\n")
+    assert result.exit_code == 2
+    assert message in result.output and "Usage" not in result.output

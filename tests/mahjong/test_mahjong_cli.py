@@ -238,18 +238,22 @@ def test_score_json_shape() -> None:
         "tai": 3,
         "breakdown": [["莊家", 1], ["一條龍", 2]],
         "points": 2500,
+        "payments": {"non_dealer": 2500},
         "reading": "55p 123m 456m 789m",
         "win_set": ["pair", "5p"],
     }
     args = ["--hand", "1112345678999m123p", "--win-tile", "5m", "--dealer", "--self-drawn"]
     data = json.loads(run("score", *args, "--json")[1])
     assert data["breakdown"] == [["莊家", 1], ["門清自摸", 3]] and data["tai"] == 4
+    assert data["points"] == 3000 and data["payments"] == {"non_dealer": 3000, "total": 9000}
 
 
 def test_score_table_uses_chinese_names() -> None:
     code, out, _ = run("score", *MELDED, "--seat-wind", "S", "--last-tile")
     assert code == 0
-    assert "一條龍" in out and "2 台, 2,000 points" in out and "胡 五筒" in out
+    assert "一條龍" in out and "胡 五筒" in out
+    # Points are per payer: the discarder pays 2,000, or 2,500 when it deals (莊家's Tai).
+    assert "2 台: 2,000 points paid by the discarder (2,500 if that is the dealer)" in flat(out)
     assert "河底撈魚" not in out  # not in table 2-1: off in the default ruleset
 
 
@@ -297,6 +301,95 @@ def test_score_inconsistent_hands() -> None:
     assert code == 2 and "--melds: " in err and "'x' at position 16" in flat(err)
     code, _, err = run("score", "--hand", "11111m", "--win-tile", "1m", "--seat-wind", "S")
     assert code == 2 and "--hand: fifth copy of 1m at position 4" in flat(err)
+
+
+# The README's example: 123m 456m 789m 234s 11p with pon:999p, South self-draws 1p.
+README_SCORE = ["--hand", "123456789m1p234s", "--melds", "pon:999p", "--win-tile", "1p"]
+
+
+@pytest.mark.parametrize(
+    ("args", "said", "paid"),
+    [
+        (
+            ["--self-drawn", "--seat-wind", "S"],
+            "3 台: 2,500 points from each non-dealer and 3,000 from the dealer: 8,000 in all",
+            {"non_dealer": 2500, "dealer": 3000, "total": 8000},
+        ),
+        (
+            ["--self-drawn", "--dealer"],
+            "4 台: 3,000 points from each of the other three: 9,000 in all",
+            {"non_dealer": 3000, "total": 9000},
+        ),
+        (
+            ["--dealer"],
+            "3 台: 2,500 points paid by the discarder",
+            {"non_dealer": 2500},
+        ),
+    ],
+)
+def test_score_says_who_pays_what(args: list[str], said: str, paid: dict[str, int]) -> None:
+    code, out, _ = run("score", *README_SCORE, *args)
+    assert code == 0 and said in flat(out)
+    data = json.loads(run("score", *README_SCORE, *args, "--json")[1])
+    assert data["payments"] == paid and data["points"] == paid["non_dealer"]
+
+
+def test_score_robbed_kong_pays_as_its_adder() -> None:
+    args = ["--hand", "12356m789p345s999s11z", "--win-tile", "4m", "--seat-wind", "S"]
+    code, out, _ = run("score", *args, "--robbing-kong")
+    assert code == 0 and "paid by the player who added the kong" in flat(out)
+
+
+def test_score_refuses_a_robbed_tile_the_winner_holds() -> None:
+    # Robbing a 2p means another player had pon:222p and added the fourth: a winner holding
+    # 222p would make seven copies.
+    args = ["--hand", "222p34p555m777m11s999s", "--win-tile", "2p", "--seat-wind", "S"]
+    assert run("score", *args)[0] == 0
+    code, out, err = run("score", *args, "--robbing-kong")
+    assert code == 2 and out == ""
+    assert "搶槓 (robbing_kong) on 2p" in flat(err) and "the winner holds 3 more" in flat(err)
+
+
+def test_score_after_kong_needs_a_kong_unless_flowers_replace() -> None:
+    base = [*README_SCORE, "--self-drawn", "--seat-wind", "S", "--after-kong"]
+    code, out, err = run("score", *base)
+    assert code == 2 and out == ""
+    assert "--after-kong: 槓上開花 is a self-draw on the replacement after your kong" in flat(err)
+    # With flowers a flower's replacement also counts, so no kong is needed.
+    data = json.loads(run("score", *base, "--ruleset", "flowers", "--json")[1])
+    assert ["槓上開花", 1] in data["breakdown"]
+    kong = ["--hand", "123456789m1p234s", "--melds", "kong:9999p", "--win-tile", "1p"]
+    data = json.loads(
+        run("score", *kong, "--self-drawn", "--seat-wind", "S", "--after-kong", "--json")[1]
+    )
+    assert ["槓上開花", 1] in data["breakdown"]
+
+
+@pytest.mark.parametrize(
+    ("count", "message"),
+    [
+        ("-1", "a meld count is 0 to 5, got -1"),
+        ("+0", None),
+        ("+7", "a hand has at most 5 melds, got 7"),
+    ],
+)
+def test_a_signed_meld_count_is_read_as_a_count(count: str, message: str | None) -> None:
+    code, out, err = run("waits", "1112345678999m123p", "--melds", count)
+    if message is None:
+        assert code == 0 and "waits on" in out
+        return
+    assert code == 2 and out == ""
+    assert f"--melds: {message}" in flat(err) and "expected ':'" not in err
+
+
+def test_a_hand_file_may_start_with_a_byte_order_mark(tmp_path: Path) -> None:
+    hands = tmp_path / "hands.txt"
+    hands.write_bytes(b"\xef\xbb\xbf1112345678999m\n123m456m789m1z\n")
+    code, out, err = run("waits", "--file", str(hands), "--json")
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows[0] == {"hand": "1112345678999m", "waits": [f"{n}m" for n in range(1, 10)]}
+    assert rows[1] == {"hand": "123m456m789m1z", "waits": ["1z"]}
 
 
 # ----------------------------------------------------------------------------- bench

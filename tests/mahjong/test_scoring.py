@@ -316,6 +316,23 @@ def test_contradictory_context(kwargs: dict[str, object], match: str) -> None:
         _ctx(**kwargs)
 
 
+@pytest.mark.parametrize(
+    ("hand", "melds", "held"),
+    [
+        ("222p34p555m777m11s999s", "", 3),  # the audit's case: a concealed 222p
+        ("34p555m777m11s999s", "chi:123p", 1),  # a 2p in a chi counts too
+    ],
+)
+def test_a_robbed_kong_tile_is_one_the_winner_does_not_hold(
+    hand: str, melds: str, held: int
+) -> None:
+    """The robbed pon and the added tile are all four copies: the winner can hold none more."""
+    concealed, exposed, two_p = parse_tiles(hand), parse_melds(melds), parse_tile("2p")
+    assert score_hand(concealed, exposed, two_p, _ctx()).tai >= 0  # a legal win on a discard
+    with pytest.raises(MahjongError, match=f"robbing_kong.*holds {held} more"):
+        score_hand(concealed, exposed, two_p, _ctx(robbing_kong=True))
+
+
 def test_context_that_contradicts_hand_or_rules() -> None:
     with pytest.raises(MahjongError, match="without melds"):
         score_hand(

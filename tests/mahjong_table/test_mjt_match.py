@@ -188,5 +188,6 @@ def test_cli_record(tmp_path: Path) -> None:
     )
     assert out.exit_code == 0, out.output
     (path,) = tmp_path.glob("*.jsonl")
-    assert path.name == "mahjong-x_y.jsonl"
+    # "x y" is not file-name-safe: its safe form, then a hash of it so "x_y" gets its own file.
+    assert path.name == "mahjong-x_y+887fcea6a803.jsonl"
     assert all(c.ok for c in verify_record(path))

@@ -451,6 +451,15 @@ def score_hand(
         )
     meld_tiles = [t for m in melds for t in m.tiles]
     to_counts([*concealed, win_tile, *meld_tiles])
+    if ctx.robbing_kong:
+        # The robbed tile was added to another player's pon: with it, that player's kong holds
+        # all four copies, so the winner can hold none (a fifth copy otherwise).
+        held = [*concealed, *meld_tiles].count(win_tile)
+        if held:
+            raise MahjongError(
+                f"搶槓 (robbing_kong) on {format_tiles([win_tile])}: the robbed player's pon "
+                f"and the added tile are all four copies, but the winner holds {held} more"
+            )
     if melds and (ctx.heavenly or ctx.earthly or ctx.human):
         raise MahjongError(
             f"天胡, 地胡 and 人胡 need a hand without melds, got {format_melds(melds)}"
