@@ -5,26 +5,30 @@ document cannot drift from what the server says."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
+import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
 from arena.dealing import MatchSeed
 from arena.games.mahjong.rules import load_ruleset
 from arena.games.registry import get_spec
-from arena.referee import play_game
+from arena.referee import MatchFrame, play_game
 from arena.transports.base import Seat
 from arena.transports.inprocess import InProcessSeat
 from bots.registry import make_bot
 from protocol.codec import encode
 from protocol.messages import (
     ERROR_MEANINGS,
+    MESSAGE_TYPES,
+    SILENCE_LIMIT_S,
     Action,
-    Bye,
     Error,
     ErrorCode,
     Event,
@@ -126,16 +130,25 @@ async def transcript_of(example: ExampleGame) -> list[tuple[int, str, str]]:
         for seat, (strategy, config) in enumerate(example.bots)
     ]
     seats = [_TranscriptSeat(InProcessSeat(bot), seat, transcript) for seat, bot in enumerate(bots)]
-    await play_game(
+    seed = MatchSeed.from_text(example.seed_text)
+    names = [bot.name for bot in bots]
+    # A match of one game, so the log shows the frame every match has: match_start with the
+    # seed's commitment before the deal, match_end with the seed after the game.
+    frame = MatchFrame(example.game_kind, "doc", seed, seats, names, games=1)
+    await frame.start()
+    played = await play_game(
         example.game_kind,
         seats,
         rules=example.rules,
-        seed=MatchSeed.from_text(example.seed_text),
+        seed=seed,
         deal=example.deal,
-        players=[bot.name for bot in bots],
+        players=names,
         match_id="doc",
         game_id="g1",
+        reveal=False,
     )
+    frame.tally(names, played.result.scores)
+    await frame.finish()
     return transcript
 
 
@@ -149,15 +162,52 @@ def _payload_models(annotation: Any = Payload) -> list[type[BaseModel]]:
     return found
 
 
+_PAYLOAD_CELL = "one of the [payloads](#payloads), told apart by `game`, then `kind`"
+
+
+def _is_union(annotation: Any) -> bool:
+    return get_origin(annotation) in (Union, types.UnionType)
+
+
+def _named_types(annotation: Any) -> list[type]:
+    """The models and enums an annotation refers to (not payloads), for the Types section."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel | Enum):
+        return [annotation]
+    found: list[type] = []
+    for arg in get_args(annotation):
+        found += _named_types(arg)
+    return found
+
+
 def _type_text(annotation: Any) -> str:
-    if annotation == Payload:
-        return "payload"
-    if get_origin(annotation) is Literal:
-        return " \\| ".join(json.dumps(arg) for arg in get_args(annotation))
-    if isinstance(annotation, type) and not get_args(annotation):
+    """A field's type as a reader in any language can take it: ``list[BidRecord]``, ``int | None``,
+    ``"chi" | "pon"``; models and enums by name (each has a table under "Types")."""
+    if annotation is type(None):
+        return "None"
+    if annotation is Any:
+        return "Any"
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _type_text(get_args(annotation)[0])
+    if origin is Literal:
+        return " | ".join(json.dumps(arg) for arg in get_args(annotation))
+    if _is_union(annotation):
+        return " | ".join(_type_text(arg) for arg in get_args(annotation))
+    if origin is not None:
+        inner = ", ".join(_type_text(arg) for arg in get_args(annotation))
+        return f"{getattr(origin, '__name__', str(origin))}[{inner}]"
+    if isinstance(annotation, type):
         return annotation.__name__
-    text = str(annotation).replace("typing.", "").replace("protocol.games.", "")
-    return text.replace("|", "\\|")
+    raise TypeError(f"no documented form for the field type {annotation!r}")
+
+
+def _type_cell(annotation: Any) -> str:
+    if _payload_models(annotation) and set(_payload_models(annotation)) <= set(_payload_models()):
+        # The payload union, nested in discriminated unions: say what it is, not how Python
+        # spells it.
+        return _PAYLOAD_CELL
+    text = _type_text(annotation).replace("|", "\\|")
+    return f"`{text}`"
 
 
 def _field_rows(model: type[BaseModel]) -> list[str]:
@@ -167,15 +217,61 @@ def _field_rows(model: type[BaseModel]) -> list[str]:
         meaning = info.description or (
             "always " + json.dumps(info.default) if name == "type" else ""
         )
-        rows.append(f"| `{name}` | `{_type_text(info.annotation)}` | {required} | {meaning} |")
+        rows.append(f"| `{name}` | {_type_cell(info.annotation)} | {required} | {meaning} |")
     return rows
+
+
+def _referenced_types() -> list[type]:
+    """Every model and enum a message or payload field names, and those they name in turn, in
+    order of first use; each needs its own table, or a reader cannot build it."""
+    pending: list[type] = [*MESSAGE_TYPES, *_payload_models()]
+    documented = set(pending)
+    found: list[type] = []
+    while pending:
+        model = pending.pop(0)
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            continue
+        for info in model.model_fields.values():
+            for named in _named_types(info.annotation):
+                if named not in documented:
+                    documented.add(named)
+                    found.append(named)
+                    pending.append(named)
+    names = [kind.__name__ for kind in found]
+    duplicated = {name for name in names if names.count(name) > 1}
+    if duplicated:
+        raise ValueError(f"wire types share a name, the doc cannot tell them apart: {duplicated}")
+    return found
+
+
+def _types_section() -> list[str]:
+    out = ["## Types", "", "The objects and enums named by the fields above.", ""]
+    for kind in _referenced_types():
+        out += [f"### `{kind.__name__}`", ""]
+        if issubclass(kind, ErrorCode):
+            out += [
+                "A string: one of the codes under [Error codes](#error-codes).",
+                "",
+            ]
+            continue
+        if issubclass(kind, Enum):
+            values = ", ".join(f"`{json.dumps(member.value)}`" for member in kind)
+            out += [inspect.cleandoc(kind.__doc__ or ""), "", f"A string, one of {values}.", ""]
+            continue
+        if not issubclass(kind, BaseModel):
+            raise TypeError(f"no documented form for the wire type {kind!r}")
+        out += [inspect.cleandoc(kind.__doc__ or ""), ""]
+        out += ["| field | type | required | meaning |", "|---|---|---|---|"]
+        out += _field_rows(kind)
+        out.append("")
+    return out
 
 
 def _message_section() -> list[str]:
     out = ["## Messages", ""]
-    for model in (Hello, Welcome, Event, Request, Action, Error, Bye):
+    for model in MESSAGE_TYPES:
         type_name = model.model_fields["type"].default
-        out += [f"### `{type_name}`", "", (model.__doc__ or "").strip(), ""]
+        out += [f"### `{type_name}`", "", inspect.cleandoc(model.__doc__ or ""), ""]
         out += ["| field | type | required | meaning |", "|---|---|---|---|"]
         out += _field_rows(model)
         out.append("")
@@ -189,7 +285,7 @@ def _message_section() -> list[str]:
     for payload_model in _payload_models():
         game = payload_model.model_fields["game"].default
         kind = payload_model.model_fields["kind"].default
-        out += [f"### `{game}` / `{kind}`", "", (payload_model.__doc__ or "").strip(), ""]
+        out += [f"### `{game}` / `{kind}`", "", inspect.cleandoc(payload_model.__doc__ or ""), ""]
         out += ["| field | type | required | meaning |", "|---|---|---|---|"]
         out += [
             row
@@ -197,6 +293,7 @@ def _message_section() -> list[str]:
             if not row.startswith(("| `game`", "| `kind`"))
         ]
         out.append("")
+    out += _types_section()
     out += ["## Error codes", "", "| code | meaning |", "|---|---|"]
     out += [f"| `{code.value}` | {meaning} |" for code, meaning in ERROR_MEANINGS.items()]
     out.append("")
@@ -206,7 +303,10 @@ def _message_section() -> list[str]:
 def _handshake_section() -> list[str]:
     hello = Hello(name="my-bot", token="s3cret", games=["bulls_cows", "mahjong"])
     welcome = Welcome(name="my-bot", session="s-1", resume_token="r-6f1c")
-    bad = Error(code=ErrorCode.STALE_SEQ, text="action for seq 7, pending seq is 8", seq=7)
+    bad = Error(
+        code=ErrorCode.STALE_SEQ, text="action for seq 7; the pending request is seq 8", seq=7
+    )
+    silence = f"{SILENCE_LIMIT_S:g}"
     return [
         "## A session",
         "",
@@ -217,10 +317,19 @@ def _handshake_section() -> list[str]:
         "one `action` that echoes the request's `seq`, before `deadline_ms`. A late, malformed or",
         "illegal answer gets an `error` and the request is asked again once (with a new `seq`);",
         "after a second failure the referee plays the game's fallback action for the seat and",
-        "broadcasts a `penalty` event. A bad message never closes the connection by itself.",
+        "broadcasts a `penalty` event. Malformed is also an `action` with the pending `seq` that",
+        "names another `seat`, `match` or `game` than the request's, or has a field of the wrong",
+        "JSON type (`bad_message`); an action with another `seq` gets `stale_seq` and the request",
+        "stays pending. A bad message never closes the connection by itself.",
         "A request's `observation` holds everything the seat may know, so a bot that decides",
         'from requests alone may say `"events": false` in its `hello` and is then sent no',
         "`event` at all (requests, errors and `bye` still come).",
+        "",
+        f"Over MQTT a bot must send a message at least every {silence} s: `ping` when it has",
+        "nothing else to say (the server does not answer it). A bot silent for longer gets `bye`",
+        "and is dropped as if its connection had closed: a seated bot's session turns absent",
+        "(resume it with `hello.resume`), a waiting one is forgotten and its name freed. Over a",
+        "websocket the connection's own pings do this, and `ping` is allowed but not needed.",
         "",
         "```json",
         encode(hello),
@@ -244,7 +353,8 @@ def _game_section(example: ExampleGame, transcript: list[tuple[int, str, str]]) 
         out.append("")
     shown = set(example.shown_seats) or {seat for seat, _, _ in transcript}
     out += [
-        f"The complete message log of one game (seed text `{example.seed_text}`), "
+        f"The complete message log of a match of one game (seed text `{example.seed_text}`): "
+        "`match_start` commits to the seed before the deal, `match_end` reveals it; "
         + ("every seat" if not example.shown_seats else f"seat {sorted(shown)} only")
         + ": `S>n` is the server to seat n, `n>S` seat n to the server.",
         "",
@@ -269,6 +379,12 @@ def render() -> str:
         "are set where they apply. Unknown fields are errors. `arena protocol schema` prints the",
         "JSON Schema of every message. Payloads (`event.payload`, `request.observation`) carry",
         "`game` (`arena` for the frame of a game, else the game) and `kind`.",
+        "",
+        "Field types are JSON types, checked strictly: `int` is a JSON integer (not `2.0` or",
+        '`"2"`; `v` is the integer `1`), `float` any JSON number, `str` a string, `bool`',
+        "`true`/`false`, `None` `null`, `list[T]` an array of T, `dict[str, Any]` an object, and",
+        '`"a" | "b"` one of those strings. Objects and enums named by a field (`BidRecord`,',
+        "`ErrorCode`, …) have their own table under [Types](#types).",
         "",
     ]
     lines += _handshake_section()

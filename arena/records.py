@@ -1,6 +1,10 @@
 """Game records: one JSON object per line, enough to replay and verify a game exactly.
 
-A record file holds one or more games; each game is:
+A record file holds one or more matches. A match (record version 2) is a ``match`` line — the
+match id, game kind, players, number of games and the SHA-256 commitment of the match seed —,
+its games, and a closing ``reveal`` line with the seed, the games played and each player's
+total, written once the match is over (a record read while the match runs gives no later deal
+away). A game is:
 
 * ``header`` — record and dealing versions, game kind, match and game ids, players, rules, the
   deal parameters and the SHA-256 commitment of the match seed;
@@ -8,7 +12,8 @@ A record file holds one or more games; each game is:
 * ``decision`` lines — every applied action (``fallback: true`` when the referee chose it);
 * ``failure`` lines — a late, malformed or illegal answer (the seat was told with an ``error``);
 * ``result`` — the outcome and the penalties per seat;
-* ``reveal`` — the seed itself, written once the game is over.
+* ``reveal`` — in version 1 (and for a game played on its own) the seed itself, once the game is
+  over.
 """
 
 from __future__ import annotations
@@ -16,13 +21,16 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
 from arena.errors import ArenaError
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+"""2: a match frame (a ``match`` line first, one ``reveal`` line last); 1: a reveal per game."""
+READABLE_RECORD_VERSIONS = (1, 2)
 
 
 class RecordError(ArenaError, ValueError):
@@ -93,17 +101,44 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
     return lines
 
 
-def split_games(lines: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
-    """Group a record's lines into games, each starting at its header."""
-    current: list[dict[str, Any]] = []
+@dataclass
+class MatchLines:
+    """The lines of one match: its ``match`` line (None for games recorded without a match
+    frame, each carrying its own reveal), its games (each a header and what follows it), and its
+    closing ``reveal`` line (None while the match runs or when the record was cut short)."""
+
+    match: dict[str, Any] | None
+    games: list[list[dict[str, Any]]] = field(default_factory=list)
+    reveal: dict[str, Any] | None = None
+
+
+def split_matches(lines: list[dict[str, Any]]) -> list[MatchLines]:
+    """Group a record's lines into matches and games."""
+    matches: list[MatchLines] = []
+    current: MatchLines | None = None
     for line in lines:
-        if line["type"] == "header":
-            if current:
-                yield current
-            current = [line]
-        elif not current:
-            raise RecordError(f"line {line.get('_line')}: {line['type']!r} before any header")
+        kind = line["type"]
+        number = line.get("_line")
+        if kind == "match":
+            current = MatchLines(line)
+            matches.append(current)
+        elif kind == "header":
+            if current is None or current.reveal is not None:
+                current = MatchLines(None)
+                matches.append(current)
+            current.games.append([line])
+        elif current is None or not current.games:
+            raise RecordError(f"line {number}: {kind!r} before any header")
+        elif current.reveal is not None:
+            raise RecordError(f"line {number}: {kind!r} after the match's reveal line")
+        elif kind == "reveal" and current.match is not None and "match" in line:
+            current.reveal = line
         else:
-            current.append(line)
-    if current:
-        yield current
+            current.games[-1].append(line)
+    return matches
+
+
+def split_games(lines: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    """Group a record's lines into games, each starting at its header (match lines left out)."""
+    for match in split_matches(lines):
+        yield from match.games

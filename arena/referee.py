@@ -17,17 +17,19 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, get_args
 
 import structlog
 
 from arena.dealing import DEALING_VERSION, MatchSeed
+from arena.games import rulesets
 from arena.games.base import Game, GameResult
-from arena.games.errors import IllegalActionError, InvalidActionError
+from arena.games.errors import IllegalActionError, InvalidActionError, RulesetError
 from arena.games.registry import canonical_name, get_spec
 from arena.records import RECORD_VERSION, Recorder
 from arena.transports.base import Seat, SeatFailure
-from protocol.games.common import GameEnd, GameStart, Penalty
+from protocol.games.common import GameEnd, GameKind, GameStart, MatchEnd, MatchStart, Penalty
 from protocol.messages import Error, ErrorCode, Event, Request
 
 log = structlog.get_logger(__name__)
@@ -40,19 +42,21 @@ DEFAULT_START_TIMEOUT_MS = 30_000
 class TimeBank:
     """Each player's reserve of milliseconds for a whole match, shared by all its games.
 
-    Keyed by player name, because players change seats between games. ``clock`` (seconds) is
-    what the referee times answers with; tests pass a scripted one.
+    Keyed by player name, because players change seats between games; a player not listed
+    starts with ``initial_ms``, so a match can hand out a bank before it knows who plays.
+    ``clock`` (seconds) is what the referee times answers with; tests pass a scripted one.
     """
 
     remaining_ms: dict[str, float]
     clock: Callable[[], float] = field(default=time.monotonic)
+    initial_ms: float = 0.0
 
     @classmethod
     def for_players(cls, players: Sequence[str], bank_ms: float) -> TimeBank:
-        return cls({player: float(bank_ms) for player in players})
+        return cls({player: float(bank_ms) for player in players}, initial_ms=float(bank_ms))
 
     def left(self, player: str) -> float:
-        return self.remaining_ms.get(player, 0.0)
+        return self.remaining_ms.get(player, self.initial_ms)
 
     def spend(self, player: str, ms: float) -> None:
         self.remaining_ms[player] = max(0.0, self.left(player) - ms)
@@ -85,7 +89,37 @@ class TimeControl:
                 raise ValueError(f"{key} must be an integer number of milliseconds")
         return cls(**dict(data))
 
-    def new_bank(self, players: Sequence[str]) -> TimeBank | None:
+    @classmethod
+    def from_ruleset(
+        cls,
+        game: str,
+        name: str | Path | None,
+        *,
+        game_key_required: bool = True,
+        deadline_ms: int | None = None,
+        default_deadline_ms: int = DEFAULT_DEADLINE_MS,
+    ) -> TimeControl:
+        """The ``[time]`` table of a ruleset file (no file: the defaults). A ``deadline_ms``
+        given (a command-line option) overrides the table's, which overrides
+        ``default_deadline_ms``."""
+        path, table = (
+            (None, {})
+            if name is None
+            else rulesets.time_table(
+                canonical_name(game), name, game_key_required=game_key_required
+            )
+        )
+        table = dict(table)
+        if deadline_ms is not None:
+            table["deadline_ms"] = deadline_ms
+        table.setdefault("deadline_ms", default_deadline_ms)
+        try:
+            return cls.from_mapping(table)
+        except ValueError as exc:
+            raise RulesetError(f"{path}: [time]: {exc}") from exc
+
+    def new_bank(self, players: Sequence[str] = ()) -> TimeBank | None:
+        """A fresh bank for one match (None without ``bank_ms``)."""
         return None if self.bank_ms is None else TimeBank.for_players(players, self.bank_ms)
 
 
@@ -166,20 +200,29 @@ class _Table:
         return f"{action} is not legal now"
 
     async def _ask_once(self, seat: int, request: Request) -> Any | _Failure:
+        # Suspend once per request, before the bot's clock starts: with in-process bots nothing
+        # else may ever suspend this task (a liar's dice match runs start to end in one step),
+        # and a cancellation — Ctrl-C under asyncio.run — is only delivered when it suspends.
+        await asyncio.sleep(0)
         player = self.players[seat] if self.bank is not None else ""
         bank_ms = self.bank.left(player) if self.bank is not None else 0.0
         limit_ms = self.deadline_ms + bank_ms
         clock = self.bank.clock if self.bank is not None else time.monotonic
         started = clock()
         try:
-            reply = await asyncio.wait_for(self.seats[seat].ask(request), timeout=limit_ms / 1000)
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for returns the answer when the
+            # bot has already answered and swallows a cancellation (Ctrl-C) that came meanwhile,
+            # so a match of CPU-bound in-process bots could not be stopped. timeout() runs the
+            # ask in this task and lets an outside cancellation through.
+            async with asyncio.timeout(limit_ms / 1000):
+                reply = await self.seats[seat].ask(request)
         except TimeoutError:
             if self.bank is not None:
                 self.bank.spend(player, bank_ms)
             return _Failure(ErrorCode.LATE, f"no action within {limit_ms:.0f} ms")
         except SeatFailure as failure:
             return _Failure(failure.code, failure.text)
-        # A CPU-bound in-process bot never yields, so wait_for cannot interrupt it: time it too.
+        # A CPU-bound in-process bot never yields, so the timeout cannot interrupt it: time it too.
         elapsed_ms = (clock() - started) * 1000
         if elapsed_ms > self.deadline_ms:
             if self.bank is not None:
@@ -283,11 +326,14 @@ async def play_game(
     retries: int = 1,
     recorder: Recorder | None = None,
     time_bank: TimeBank | None = None,
+    reveal: bool = True,
 ) -> PlayedGame:
     """Play one game of ``game_kind`` between ``seats`` and return its outcome.
 
     ``time_bank`` (keyed by the names in ``players``) lets late answers spend a match-long
-    reserve; pass the same bank to every game of a match.
+    reserve; pass the same bank to every game of a match. ``reveal`` writes the seed to the
+    record after the game: right for a lone game, wrong inside a match, whose later games the
+    seed would give away (a `MatchFrame` reveals it once, at the end).
     """
     kind = canonical_name(game_kind)
     spec = get_spec(kind)
@@ -348,6 +394,101 @@ async def play_game(
     table.record(
         {"type": "result", **end.model_dump(mode="json"), "penalties": list(played.penalties)}
     )
-    table.record({"type": "reveal", "seed": seed.hex()})
+    if reveal:
+        table.record({"type": "reveal", "seed": seed.hex()})
     table.log.debug("game_over", reason=result.reason, scores=list(result.scores))
     return played
+
+
+def match_id_for(game_kind: str, seed: MatchSeed) -> str:
+    """A match's id: the game and the start of the seed's commitment. Every message a bot gets
+    carries it, so it must not contain the seed itself (a bot could then derive every deal), and
+    it must differ between matches (bots key their own random streams on it)."""
+    return f"{canonical_name(game_kind).replace('_', '-')}-{seed.commitment()[:12]}"
+
+
+@dataclass
+class MatchFrame:
+    """The frame around a match's games (commit–reveal, seed 000).
+
+    Before any deal every player is sent the seed's commitment (``match_start``) and the record
+    opens with a ``match`` line; after the last game the record gets the seed and the totals
+    once (a ``reveal`` line: a record read while the match runs does not give later deals away)
+    and every player is sent them (``match_end``). ``seats[i]`` is player ``players[i]``, in the
+    seat order of the first game; `tally` adds each game's scores by player name. `close`
+    writes the reveal even when the match stops early (nothing more is dealt from the seed), so
+    the games played can still be verified; only a finished match sends ``match_end``.
+    """
+
+    game_kind: str
+    match_id: str
+    seed: MatchSeed
+    seats: Sequence[Seat]
+    players: Sequence[str]
+    games: int
+    recorder: Recorder | None = None
+    totals: list[float] = field(init=False)
+    played: int = field(default=0, init=False)
+    _revealed: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        if len(set(self.players)) != len(self.players) or len(self.players) != len(self.seats):
+            raise ValueError(f"a match needs distinct player names, one per seat: {self.players}")
+        self.totals = [0.0] * len(self.players)
+
+    async def start(self) -> None:
+        kind = self._kind()
+        commitment = self.seed.commitment()
+        if self.recorder is not None:
+            self.recorder.write(
+                {
+                    "type": "match",
+                    "record_version": RECORD_VERSION,
+                    "match": self.match_id,
+                    "game_kind": kind,
+                    "players": list(self.players),
+                    "games": self.games,
+                    "seed_commitment": commitment,
+                }
+            )
+        start = MatchStart(
+            game_kind=kind, players=list(self.players), games=self.games, seed_commitment=commitment
+        )
+        for seat, client in enumerate(self.seats):
+            await client.send(Event(match=self.match_id, seat=seat, payload=start))
+
+    def tally(self, players: Sequence[str], scores: Sequence[float]) -> None:
+        """One game's scores, ``scores[s]`` won by ``players[s]``."""
+        for name, score in zip(players, scores, strict=True):
+            self.totals[self.players.index(name)] += float(score)
+        self.played += 1
+
+    async def finish(self) -> None:
+        """The match is over: reveal the seed to the record and to every player."""
+        self.close()
+        end = MatchEnd(seed=self.seed.hex(), totals=list(self.totals))
+        for seat, client in enumerate(self.seats):
+            await client.send(Event(match=self.match_id, seat=seat, payload=end))
+
+    def close(self) -> None:
+        """Write the reveal line (once)."""
+        if self._revealed:
+            return
+        self._revealed = True
+        if self.recorder is not None:
+            self.recorder.write(
+                {
+                    "type": "reveal",
+                    "match": self.match_id,
+                    "seed": self.seed.hex(),
+                    "games": self.played,
+                    "totals": list(self.totals),
+                }
+            )
+
+    def _kind(self) -> GameKind:
+        kind = canonical_name(self.game_kind)
+        for known in get_args(GameKind):
+            if kind == known:
+                return known
+        raise ValueError(f"no match frame for game {kind!r}")

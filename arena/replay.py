@@ -7,15 +7,25 @@ secrets were the ones the seed commits to; the first difference is named by its 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena.dealing import DEALING_VERSION, DealingError, verify_commitment
+from arena.games.base import GameResult
 from arena.games.errors import GameError
 from arena.games.registry import get_spec
-from arena.records import RECORD_VERSION, RecordError, read_lines, split_games
+from arena.records import (
+    READABLE_RECORD_VERSIONS,
+    RECORD_VERSION,
+    MatchLines,
+    RecordError,
+    read_lines,
+    split_matches,
+)
+from protocol.games.common import GameEnd
 
 
 @dataclass
@@ -46,14 +56,21 @@ def _strip(line: dict[str, Any]) -> dict[str, Any]:
 
 
 def replay_game(
-    lines: list[dict[str, Any]], on_step: Callable[[Step], None] | None = None
+    lines: list[dict[str, Any]],
+    on_step: Callable[[Step], None] | None = None,
+    match_reveal: dict[str, Any] | None = None,
 ) -> GameCheck:
-    """Re-run one game's lines through its engine; collect every mismatch."""
+    """Re-run one game's lines through its engine; collect every mismatch.
+
+    The seed comes from the game's own ``reveal`` line (record version 1) or from its match's
+    (``match_reveal``, version 2).
+    """
     header = lines[0]
     check = GameCheck(game=str(header.get("game")), game_kind=str(header.get("game_kind")))
-    if header.get("record_version") != RECORD_VERSION:
+    if header.get("record_version") not in READABLE_RECORD_VERSIONS:
         check.problems.append(
-            f"line {header['_line']}: record version {header.get('record_version')}"
+            f"line {header['_line']}: record version {header.get('record_version')!r}, "
+            f"this arena reads {', '.join(map(str, READABLE_RECORD_VERSIONS))}"
         )
         return check
     if header.get("dealing_version") != DEALING_VERSION:
@@ -62,7 +79,7 @@ def replay_game(
             f"this arena derives {DEALING_VERSION!r}"
         )
         return check
-    reveal = next((line for line in lines if line["type"] == "reveal"), None)
+    reveal = next((line for line in lines if line["type"] == "reveal"), match_reveal)
     if reveal is None:
         check.problems.append("no reveal line: the seed was never published")
         return check
@@ -100,9 +117,14 @@ def replay_game(
             }
 
     pending.extend(expected_events())
+    result_line: dict[str, Any] | None = None
+    fallbacks = [0] * game.num_seats
     for line in lines[1:]:
         kind = line["type"]
         number = line["_line"]
+        if result_line is not None and kind != "reveal":
+            check.problems.append(f"line {number}: {kind!r} line after the game's result")
+            break
         if kind == "event":
             if not pending:
                 check.problems.append(f"line {number}: event the engine did not produce")
@@ -137,6 +159,7 @@ def replay_game(
                 check.problems.append(f"line {number}: seat {seat} {line['action']!r}: {exc}")
                 break
             check.steps += 1
+            fallbacks[seat] += bool(line.get("fallback"))
             pending.extend(expected_events())
             if on_step is not None:
                 tag = " (fallback)" if line.get("fallback") else ""
@@ -153,12 +176,8 @@ def replay_game(
             if not game.is_over():
                 check.problems.append(f"line {number}: result recorded but the game is not over")
                 break
-            result = game.result()
-            if [float(s) for s in line["scores"]] != [float(s) for s in result.scores]:
-                check.problems.append(
-                    f"line {number}: recorded scores {line['scores']} "
-                    f"!= replay {list(result.scores)}"
-                )
+            result_line = line
+            check.problems.extend(_result_problems(line, game.result(), fallbacks))
             if on_step is not None:
                 on_step(Step(number, "result", f"scores {line['scores']} ({line['reason']})"))
         elif kind == "reveal":
@@ -166,7 +185,43 @@ def replay_game(
                 on_step(Step(number, "reveal", f"seed {line['seed']}"))
         else:
             check.problems.append(f"line {number}: unknown line type {kind!r}")
+            break
+    if result_line is None and not check.problems:
+        state = "the game is over" if game.is_over() else "the game is not over"
+        check.problems.append(
+            f"no result line after line {lines[-1]['_line']}: the record of this game stops "
+            f"short ({state})"
+        )
     return check
+
+
+def _result_problems(
+    line: Mapping[str, Any], result: GameResult, fallbacks: Sequence[int]
+) -> list[str]:
+    """Every field of a recorded result the replay does not reproduce. The penalties are the
+    fallback decisions of each seat."""
+    number = line["_line"]
+    expected: dict[str, Any] = {
+        "scores": [float(score) for score in result.scores],
+        "winners": list(result.winners),
+        "reason": result.reason,
+        "detail": GameEnd(
+            scores=list(result.scores),
+            winners=list(result.winners),
+            reason=result.reason,
+            detail=dict(result.detail),
+        ).model_dump(mode="json")["detail"],
+        "penalties": list(fallbacks),
+    }
+    recorded = dict(line)
+    if isinstance(recorded.get("scores"), list):
+        with contextlib.suppress(TypeError, ValueError):
+            recorded["scores"] = [float(score) for score in recorded["scores"]]
+    return [
+        f"line {number}: recorded {key} {line.get(key)!r} != replay {value!r}"
+        for key, value in expected.items()
+        if recorded.get(key) != value
+    ]
 
 
 def _describe(
@@ -181,14 +236,160 @@ def _describe(
     return f"{kind} {fields}".strip()
 
 
-def verify_record(
+@dataclass
+class MatchCheck:
+    """The verdict on a match as a whole: its games are the ones it announced, in order, by its
+    players, and the totals it revealed add up."""
+
+    match: str
+    game_kind: str
+    games: int
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass
+class RecordCheck:
+    """Every match and game of a record."""
+
+    matches: list[MatchCheck]
+    games: list[GameCheck]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.matches) and all(c.ok for c in self.games)
+
+
+def check_record(
     path: Path, on_step: Callable[[Step], None] | None = None, game: str | None = None
-) -> list[GameCheck]:
-    """Check every game of a record (or only the game with id ``game``)."""
+) -> RecordCheck:
+    """Check every match and game of a record (or only the game with id ``game``, without the
+    checks of its match as a whole)."""
     lines = read_lines(path)
     if not lines:
         raise RecordError(f"{path}: empty record")
-    games = [g for g in split_games(lines) if game is None or str(g[0].get("game")) == game]
-    if not games:
+    report = RecordCheck([], [])
+    seen: dict[tuple[str, str], int] = {}
+    for block in split_matches(lines):
+        checks: list[GameCheck] = []
+        for game_lines in block.games:
+            header = game_lines[0]
+            key = (str(header.get("match")), str(header.get("game")))
+            if game is not None and key[1] != game:
+                continue
+            check = replay_game(game_lines, on_step, block.reveal)
+            if key in seen:
+                check.problems.append(
+                    f"line {header['_line']}: game {key[1]} of match {key[0]} was already "
+                    f"recorded at line {seen[key]}"
+                )
+            seen.setdefault(key, header["_line"])
+            checks.append(check)
+        report.games.extend(checks)
+        if game is None and block.match is not None:
+            report.matches.append(_check_match(block))
+    if not report.games and game is not None:
         raise RecordError(f"{path}: no game with id {game!r}")
-    return [replay_game(game_lines, on_step) for game_lines in games]
+    if not report.games and not report.matches:
+        raise RecordError(f"{path}: no game in the record")
+    return report
+
+
+def _check_match(block: MatchLines) -> MatchCheck:
+    """The match-level checks; each game's own replay is `replay_game`'s."""
+    match = block.match or {}
+    number = match.get("_line")
+    players = [str(name) for name in match.get("players", [])]
+    kind = str(match.get("game_kind"))
+    check = MatchCheck(str(match.get("match")), kind, len(block.games))
+    problems = check.problems
+    if match.get("record_version") != RECORD_VERSION:
+        problems.append(f"line {number}: match record version {match.get('record_version')!r}")
+        return check
+    announced = match.get("games")
+    finished = sum(any(line["type"] == "result" for line in game) for game in block.games)
+    if block.reveal is None:
+        problems.append(
+            f"no reveal line after the match's {len(block.games)} games: the match has not "
+            "ended or its record was cut short"
+        )
+    elif block.reveal.get("games") != finished:
+        problems.append(
+            f"line {block.reveal['_line']}: the reveal counts {block.reveal.get('games')!r} "
+            f"games played, the record finishes {finished}"
+        )
+    if isinstance(announced, int) and (len(block.games), finished) != (announced, announced):
+        problems.append(
+            f"the match announced {announced} games, the record holds {len(block.games)} "
+            f"({finished} finished)"
+        )
+    totals = dict.fromkeys(players, 0.0)
+    for index, game_lines in enumerate(block.games):
+        header = game_lines[0]
+        at = f"line {header['_line']}"
+        for key in ("match", "game_kind", "seed_commitment"):
+            if header.get(key) != match.get(key):
+                problems.append(f"{at}: {key} {header.get(key)!r} is not the match's")
+        seated = [str(name) for name in header.get("players", [])]
+        if sorted(seated) != sorted(players):
+            problems.append(f"{at}: players {seated} are not the match's players {players}")
+            continue
+        problems.extend(_deal_problems(kind, index, header, seated, totals))
+        result = next((line for line in game_lines if line["type"] == "result"), None)
+        if result is not None:
+            for name, score in zip(seated, result.get("scores", []), strict=False):
+                totals[name] += float(score)
+    if block.reveal is not None and not problems:
+        revealed = block.reveal.get("totals")
+        expected = [totals[name] for name in players]
+        if (
+            not isinstance(revealed, list)
+            or len(revealed) != len(expected)
+            or any(abs(float(r) - e) > 1e-9 for r, e in zip(revealed, expected, strict=False))
+        ):
+            problems.append(
+                f"line {block.reveal['_line']}: revealed totals {revealed!r} != the games' "
+                f"{expected}"
+            )
+    return check
+
+
+def _deal_problems(
+    kind: str,
+    index: int,
+    header: Mapping[str, Any],
+    seated: Sequence[str],
+    totals: Mapping[str, float],
+) -> list[str]:
+    """Game ``index`` of a match must deal the ``index``-th deal; a mahjong hand starts from the
+    running scores of its players."""
+    deal = header.get("deal") or {}
+    at = f"line {header['_line']}"
+    if kind == "mahjong":
+        round_index, hand = divmod(index, 4)
+        problems = []
+        if (deal.get("round"), deal.get("hand")) != (round_index, hand):
+            problems.append(
+                f"{at}: game {index} of the match deals round {deal.get('round')!r} hand "
+                f"{deal.get('hand')!r}, not round {round_index} hand {hand}"
+            )
+        running = [int(totals[name]) for name in seated]
+        if deal.get("scores") != running:
+            problems.append(
+                f"{at}: starts from scores {deal.get('scores')!r}, the match's games give {running}"
+            )
+        return problems
+    if deal.get("game_index") != index:
+        return [f"{at}: game {index} of the match deals game_index {deal.get('game_index')!r}"]
+    return []
+
+
+def verify_record(
+    path: Path, on_step: Callable[[Step], None] | None = None, game: str | None = None
+) -> list[GameCheck]:
+    """Check every game of a record (or only the game with id ``game``); `check_record` also
+    checks each match as a whole."""
+    return check_record(path, on_step, game).games

@@ -15,13 +15,16 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from arena.dealing import MatchSeed
 from arena.games.bulls_cows import BullsCowsGame, CodeSpace, code_space
 from arena.transports.base import Seat
+
+if TYPE_CHECKING:
+    from arena.referee import TimeBank
 from bots.bulls_cows import GUESSERS, BullsCowsBot, EvaderAnswerer, build_bot
 from bots.bulls_cows.guessers import Guesser, History, IntArray
 
@@ -265,13 +268,14 @@ async def play_series(
     deadline_ms: int = 5000,
     progress: Callable[[int], None] | None = None,
     seats: tuple[Seat, Seat] | None = None,
+    time_bank: TimeBank | None = None,
 ) -> SeriesReport:
     """``games`` duels of bot ``a`` against bot ``b`` through the referee with in-process seats
     (or the given ``seats`` of A and B, e.g. bots on a server; ``a``/``b`` then name them);
     ``a`` sits first (and so starts) in the even games, ``b`` in the odd ones. ``names`` label
     the bots (default: their strategies)."""
     from arena.records import JsonlRecorder, Recorder
-    from arena.referee import play_game
+    from arena.referee import MatchFrame, match_id_for, play_game
     from arena.transports.inprocess import InProcessSeat
     from bots.registry import make_bot
 
@@ -287,13 +291,18 @@ async def play_series(
         seats = (InProcessSeat(bot_a), InProcessSeat(bot_b))
     rules = {"mode": "duel", "digits": digits, "alphabet": alphabet, "max_guesses": max_guesses}
     seed = MatchSeed.from_text(seed_text)
-    match_id = f"bulls-cows-{seed.commitment()[:12]}"
+    match_id = match_id_for("bulls_cows", seed)
     recorder: Recorder | None = None
     if record_dir is not None:
-        recorder = JsonlRecorder(record_dir / f"{match_id}.jsonl")
+        # One file per match: a replay of the same seed starts it afresh, never appends.
+        path = record_dir / f"{match_id}.jsonl"
+        path.unlink(missing_ok=True)
+        recorder = JsonlRecorder(path)
     report = SeriesReport(names, games, [0, 0], 0, Counter(), [0, 0], [], 0.0)
     started = time.perf_counter()
+    frame = MatchFrame("bulls_cows", match_id, seed, seats, names, games, recorder)
     try:
+        await frame.start()
         for k in range(games):
             a_seat = 0 if k % 2 == 0 else 1
             order = [0, 1] if a_seat == 0 else [1, 0]
@@ -308,8 +317,11 @@ async def play_series(
                 game_id=f"g{k}",
                 deadline_ms=deadline_ms,
                 recorder=recorder,
+                reveal=False,
+                time_bank=time_bank,
             )
             result = played.result
+            frame.tally([names[i] for i in order], result.scores)
             report.reasons[result.reason] += 1
             score_a, score_b = result.scores[a_seat], result.scores[1 - a_seat]
             report.diffs.append(score_a - score_b)
@@ -324,7 +336,9 @@ async def play_series(
             report.penalties[1] += played.penalties[1 - a_seat]
             if progress is not None:
                 progress(1)
+        await frame.finish()
     finally:
+        frame.close()
         if recorder is not None:
             recorder.close()
     report.seconds = time.perf_counter() - started

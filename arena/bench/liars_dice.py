@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from arena.dealing import MatchSeed
 from arena.games.base import GameResult
@@ -29,6 +29,9 @@ from arena.matches.stats import Interval, mean_interval, proportion_interval
 from arena.processes import run_in_processes
 from arena.records import Recorder
 from arena.transports.base import Seat
+
+if TYPE_CHECKING:
+    from arena.referee import TimeBank
 from bots.liars_dice import PERSONALITIES, LiarsDiceBot
 from bots.registry import make_bot
 
@@ -112,9 +115,12 @@ async def play_seats(
     match_id: str = "m",
     deadline_ms: int = 5000,
     recorder: Recorder | None = None,
+    reveal: bool = True,
+    time_bank: TimeBank | None = None,
 ) -> tuple[GameResult, int]:
     """One game through the referee between any seats (in-process or on a server), written to
-    ``recorder`` when one is given."""
+    ``recorder`` when one is given (``reveal``: with the seed after it, for a game played on
+    its own; a match reveals it once, at its end)."""
     from arena.referee import play_game
 
     rules = rules or LiarsDiceRules(players=len(seats))
@@ -129,6 +135,8 @@ async def play_seats(
         game_id=f"g{game_index}",
         deadline_ms=deadline_ms,
         recorder=recorder,
+        reveal=reveal,
+        time_bank=time_bank,
     )
     return played.result, played.decisions
 
@@ -500,10 +508,13 @@ async def run_match(
     seats: tuple[Seat, Seat] | None = None,
     recorder: Recorder | None = None,
     deadline_ms: int = 5000,
+    time_bank: TimeBank | None = None,
 ) -> MatchReport:
     """``games`` games through the referee, in-process seats (or the given ``seats`` of A and
     B, e.g. bots on a server, named ``a`` and ``b``), the first player alternating. Seat order
-    alternates too, so neither bot always sits at seat 0. ``recorder`` gets every game."""
+    alternates too, so neither bot always sits at seat 0. ``recorder`` gets every game;
+    ``time_bank`` (keyed by ``a`` and ``b``, or the bots' names) is the match's."""
+    from arena.referee import MatchFrame, match_id_for
     from arena.transports.inprocess import InProcessSeat
 
     seed = MatchSeed.from_text(seed_text)
@@ -520,25 +531,35 @@ async def run_match(
     started = time.perf_counter()
     wins_a = decisions = 0
     a_won: list[bool] = []
-    for k in range(games):
-        order = [0, 1] if k % 2 == 0 else [1, 0]
-        result, used = await play_seats(
-            [seats[i] for i in order],
-            [names[i] for i in order],
-            seed,
-            game_index=k,
-            first=(k // 2) % 2,
-            rules=rules,
-            match_id="match",
-            deadline_ms=deadline_ms,
-            recorder=recorder,
-        )
-        seat_a = order.index(0)
-        a_won.append(seat_a in result.winners)
-        wins_a += a_won[-1]
-        decisions += used
-        if progress is not None:
-            progress(1)
+    match_id = match_id_for("liars_dice", seed)
+    frame = MatchFrame("liars_dice", match_id, seed, seats, names, games, recorder)
+    try:
+        await frame.start()
+        for k in range(games):
+            order = [0, 1] if k % 2 == 0 else [1, 0]
+            result, used = await play_seats(
+                [seats[i] for i in order],
+                [names[i] for i in order],
+                seed,
+                game_index=k,
+                first=(k // 2) % 2,
+                rules=rules,
+                match_id=match_id,
+                deadline_ms=deadline_ms,
+                recorder=recorder,
+                reveal=False,
+                time_bank=time_bank,
+            )
+            frame.tally([names[i] for i in order], result.scores)
+            seat_a = order.index(0)
+            a_won.append(seat_a in result.winners)
+            wins_a += a_won[-1]
+            decisions += used
+            if progress is not None:
+                progress(1)
+        await frame.finish()
+    finally:
+        frame.close()
     return MatchReport(a, b, games, wins_a, decisions, time.perf_counter() - started, a_won)
 
 

@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from arena.cli.common import fail, print_json
 from arena.errors import ArenaError
-from arena.replay import Step, verify_record
+from arena.replay import Step, check_record
 
 out = Console(highlight=False)
 
@@ -35,14 +35,16 @@ def replay(
         out.print(f"[dim]{step.line:>5}[/] [{style}]{escape(step.text)}[/]")
 
     try:
-        checks = verify_record(record, on_step=show, game=game)
+        report = check_record(record, on_step=show, game=game)
     except ArenaError as exc:
         fail(str(exc))
-    failed = [c for c in checks if not c.ok]
-    for check in failed:
+    for check in report.games:
         for problem in check.problems:
-            out.print(f"[bold red]mismatch in game {check.game}:[/] {problem}")
-    if failed:
+            out.print(f"[bold red]mismatch in game {escape(check.game)}:[/] {escape(problem)}")
+    for match in report.matches:
+        for problem in match.problems:
+            out.print(f"[bold red]mismatch in match {escape(match.match)}:[/] {escape(problem)}")
+    if not report.ok:
         raise typer.Exit(1)
 
 
@@ -52,28 +54,41 @@ def verify(
 ) -> None:
     """Check a record: the seed matches its commitment and re-derives every deal and event."""
     try:
-        checks = verify_record(record)
+        report = check_record(record)
     except ArenaError as exc:
         fail(str(exc))
-    ok = all(c.ok for c in checks)
     if json_output:
         print_json(
             {
                 "record": str(record),
-                "ok": ok,
+                "ok": report.ok,
+                "matches": [
+                    {
+                        "match": m.match,
+                        "kind": m.game_kind,
+                        "games": m.games,
+                        "problems": m.problems,
+                    }
+                    for m in report.matches
+                ],
                 "games": [
                     {"game": c.game, "kind": c.game_kind, "steps": c.steps, "problems": c.problems}
-                    for c in checks
+                    for c in report.games
                 ],
             }
         )
     else:
-        for c in checks:
+        for c in report.games:
             mark = "[green]ok[/]" if c.ok else "[bold red]FAILED[/]"
-            out.print(f"{c.game_kind} game {c.game}: {c.steps} decisions {mark}")
+            out.print(f"{c.game_kind} game {escape(c.game)}: {c.steps} decisions {mark}")
             for problem in c.problems:
-                out.print(f"  {problem}")
-    if not ok:
+                out.print(f"  {escape(problem)}")
+        for m in report.matches:
+            mark = "[green]ok[/]" if m.ok else "[bold red]FAILED[/]"
+            out.print(f"{m.game_kind} match {escape(m.match)}: {m.games} games {mark}")
+            for problem in m.problems:
+                out.print(f"  {escape(problem)}")
+    if not report.ok:
         raise typer.Exit(1)
 
 

@@ -1,6 +1,7 @@
 """Ruleset files shared by every game: ``configs/rulesets/NAME.toml`` with a ``game`` key,
-optional ``title``/``description``, and the rules under ``[rules]``; plus the value checks every
-game's rules use, so each error names the key at fault."""
+optional ``title``/``description``, the rules under ``[rules]`` and the match's time controls
+under an optional ``[time]`` (read by `arena.referee.TimeControl.from_ruleset`); plus the value
+checks every game's rules use, so each error names the key at fault."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from arena.games.errors import RulesetError
 
 RULESET_DIR: Final = Path(__file__).resolve().parents[2] / "configs" / "rulesets"
 META_KEYS: Final = frozenset({"game", "title", "description"})
+TIME_KEY: Final = "time"
 
 
 def check_int(key: str, value: object, low: int, high: int) -> None:
@@ -55,23 +57,44 @@ def ruleset_path(game: str, name: str | Path) -> Path:
     return candidate
 
 
-def rules_table(game: str, name: str | Path, *, game_key_required: bool = True) -> dict[str, Any]:
-    """The ``[rules]`` table of a ruleset file of ``game``, after checking the file's frame.
-
-    Errors name the file and the key: not TOML, another game's file, an unknown top-level key.
-    """
+def _ruleset_data(
+    game: str, name: str | Path, game_key_required: bool
+) -> tuple[Path, dict[str, Any]]:
     path = ruleset_path(game, name)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(f"{path}: not valid TOML: {exc}") from exc
-    found = data.get("game", None if game_key_required else game)
+    if "game" not in data and game_key_required:
+        raise RulesetError(f"{path}: missing key 'game' (game = {game!r})")
+    found = data.get("game", game)
     if found != game:
         raise RulesetError(f"{path}: key 'game' is {found!r}, not {game!r}")
     for key in data:
-        if key != "rules" and key not in META_KEYS:
-            raise RulesetError(f"{path}: unknown key {key!r}; put rules under [rules]")
-    rules = data.get("rules", {})
-    if not isinstance(rules, dict):
-        raise RulesetError(f"{path}: key 'rules' must be a table")
+        if key not in ("rules", TIME_KEY) and key not in META_KEYS:
+            raise RulesetError(
+                f"{path}: unknown key {key!r}; put rules under [rules], time controls under [time]"
+            )
+    for key in ("rules", TIME_KEY):
+        if not isinstance(data.get(key, {}), dict):
+            raise RulesetError(f"{path}: key {key!r} must be a table")
+    return path, data
+
+
+def rules_table(game: str, name: str | Path, *, game_key_required: bool = True) -> dict[str, Any]:
+    """The ``[rules]`` table of a ruleset file of ``game``, after checking the file's frame.
+
+    Errors name the file and the key: not TOML, another game's file, an unknown top-level key.
+    """
+    _, data = _ruleset_data(game, name, game_key_required)
+    rules: dict[str, Any] = data.get("rules", {})
     return rules
+
+
+def time_table(
+    game: str, name: str | Path, *, game_key_required: bool = True
+) -> tuple[Path, dict[str, Any]]:
+    """The file and the ``[time]`` table of a ruleset file of ``game`` (empty when absent)."""
+    path, data = _ruleset_data(game, name, game_key_required)
+    time: dict[str, Any] = data.get(TIME_KEY, {})
+    return path, time

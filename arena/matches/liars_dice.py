@@ -29,6 +29,7 @@ from arena.errors import ArenaError
 from arena.games.liars_dice import LiarsDiceRules
 from arena.matches.stats import Interval, proportion_interval
 from arena.records import Recorder
+from arena.referee import MatchFrame, TimeBank, match_id_for
 from arena.transports.base import Seat
 
 MAX_SEATS = 5
@@ -151,6 +152,8 @@ async def play_table_game(
     *,
     deadline_ms: int,
     recorder: Recorder | None = None,
+    reveal: bool = True,
+    time_bank: TimeBank | None = None,
 ) -> tuple[tuple[int, ...], int]:
     """Game ``game`` of a table: player i (``names[i]`` at ``seats[i]``) seated by the
     `seating` of that game, seat 0 opening, on the dice of that game index. Returns the winners
@@ -168,6 +171,8 @@ async def play_table_game(
         match_id=match_id,
         deadline_ms=deadline_ms,
         recorder=recorder,
+        reveal=reveal,
+        time_bank=time_bank,
     )
     return tuple(sorted(order[s] for s in result.winners)), decisions
 
@@ -182,6 +187,7 @@ async def run_table(
     progress: Callable[[int], None] | None = None,
     recorder: Recorder | None = None,
     deadline_ms: int = 5000,
+    time_bank: TimeBank | None = None,
 ) -> TableReport:
     """``games`` games through the referee between ``seats`` (bot i at ``seats[i]``, named
     ``names[i]``: in-process bots or bots on a server), each game in the next seating."""
@@ -195,17 +201,34 @@ async def run_table(
     winner_share = 0.0
     decisions = 0
     started = time.perf_counter()
-    for k in range(games):
-        winners, used = await play_table_game(
-            k, names, seats, seed, rules, "table", deadline_ms=deadline_ms, recorder=recorder
-        )
-        for bot in winners:
-            wins[bot] += 1
-        won.append(winners)
-        winner_share += len(winners) / count
-        decisions += used
-        if progress is not None:
-            progress(1)
+    match_id = match_id_for("liars_dice", seed)
+    frame = MatchFrame("liars_dice", match_id, seed, seats, names, games, recorder)
+    try:
+        await frame.start()
+        for k in range(games):
+            winners, used = await play_table_game(
+                k,
+                names,
+                seats,
+                seed,
+                rules,
+                match_id,
+                deadline_ms=deadline_ms,
+                recorder=recorder,
+                reveal=False,
+                time_bank=time_bank,
+            )
+            for bot in winners:
+                wins[bot] += 1
+            frame.tally(names, [float(bot in winners) for bot in range(count)])
+            won.append(winners)
+            winner_share += len(winners) / count
+            decisions += used
+            if progress is not None:
+                progress(1)
+        await frame.finish()
+    finally:
+        frame.close()
     standings = [TableStanding(names[i], games, wins[i]) for i in range(count)]
     return TableReport(
         list(names),

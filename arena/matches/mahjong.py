@@ -31,7 +31,14 @@ from arena.dealing import MatchSeed
 from arena.games.mahjong.rules import SEATS, MahjongRules
 from arena.matches.stats import Interval, mean_interval, proportion_interval
 from arena.records import Recorder
-from arena.referee import DEFAULT_DEADLINE_MS, PlayedGame, TimeBank, play_game
+from arena.referee import (
+    DEFAULT_DEADLINE_MS,
+    MatchFrame,
+    PlayedGame,
+    TimeBank,
+    match_id_for,
+    play_game,
+)
 from arena.transports.base import Seat
 from arena.transports.inprocess import InProcessSeat
 from bots.base import Bot
@@ -238,6 +245,21 @@ def build_bots(spec: MatchSpec, options: Mapping[str, Any] | None = None) -> lis
     ]
 
 
+def program_labels(spec: MatchSpec, players: Sequence[str]) -> list[str]:
+    """Each program's name in the figures and winners: its strategy name, unless two programs
+    share it (``--bots greedy,random,greedy,random``); then the names its players have in the
+    record headers (``greedy-0``, ``greedy-2``; an A/B pair of copies ``greedy-0+greedy-2``),
+    so that its rows and wins can be told apart and found in the record."""
+    labels = []
+    for program, name in enumerate(spec.bots):
+        if spec.bots.count(name) == 1:
+            labels.append(name)
+        else:
+            own = [players[p] for p, owner in enumerate(spec.program_of) if owner == program]
+            labels.append("+".join(own))
+    return labels
+
+
 async def play_match(
     spec: MatchSpec,
     *,
@@ -269,36 +291,59 @@ async def play_match(
     copies = 1 if spec.layout == "rotate" else 2
     result = MatchResult(
         spec=spec,
-        programs=[ProgramStats(bot=name, copies=copies) for name in spec.bots],
+        programs=[
+            ProgramStats(bot=label, copies=copies) for label in program_labels(spec, players)
+        ],
         seed_hex=seed.hex(),
     )
     totals = [0] * SEATS
     rules = spec.rules.to_mapping()
-    match = match_id or f"mahjong-{spec.seed}"
-    for game in range(spec.games):
-        round_index, hand = divmod(game, HANDS_PER_ROUND)
-        if hand == 0:
-            for stats in result.programs:
-                stats.round_points.append(0)
-        seat_player = seating(spec.layout, round_index)
-        played = await play_game(
-            "mahjong",
-            [seats[player] for player in seat_player],
-            rules=rules,
-            seed=seed,
-            deal={"round": round_index, "hand": hand, "scores": [totals[p] for p in seat_player]},
-            players=[players[player] for player in seat_player],
-            match_id=match,
-            game_id=f"r{round_index}h{hand}",
-            deadline_ms=spec.deadline_ms,
-            recorder=recorder,
-            time_bank=time_bank,
-        )
-        for seat, player in enumerate(seat_player):
-            totals[player] += int(played.result.scores[seat])
-        _tally(spec, result, seat_player, played, dealer=hand)
-        if on_hand is not None:
-            on_hand(game + 1, spec.games)
+    match = match_id or match_id_for("mahjong", seed)
+    first_seating = seating(spec.layout, 0)
+    frame = MatchFrame(
+        "mahjong",
+        match,
+        seed,
+        [seats[player] for player in first_seating],
+        [players[player] for player in first_seating],
+        spec.games,
+        recorder,
+    )
+    try:
+        await frame.start()
+        for game in range(spec.games):
+            round_index, hand = divmod(game, HANDS_PER_ROUND)
+            if hand == 0:
+                for stats in result.programs:
+                    stats.round_points.append(0)
+            seat_player = seating(spec.layout, round_index)
+            played = await play_game(
+                "mahjong",
+                [seats[player] for player in seat_player],
+                rules=rules,
+                seed=seed,
+                deal={
+                    "round": round_index,
+                    "hand": hand,
+                    "scores": [totals[p] for p in seat_player],
+                },
+                players=[players[player] for player in seat_player],
+                match_id=match,
+                game_id=f"r{round_index}h{hand}",
+                deadline_ms=spec.deadline_ms,
+                recorder=recorder,
+                time_bank=time_bank,
+                reveal=False,
+            )
+            for seat, player in enumerate(seat_player):
+                totals[player] += int(played.result.scores[seat])
+            frame.tally([players[player] for player in seat_player], played.result.scores)
+            _tally(spec, result, seat_player, played, dealer=hand)
+            if on_hand is not None:
+                on_hand(game + 1, spec.games)
+        await frame.finish()
+    finally:
+        frame.close()
     assert sum(p.points for p in result.programs) == 0, "a match is zero-sum"
     return result
 

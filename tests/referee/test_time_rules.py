@@ -1,0 +1,86 @@
+"""Time controls from a ruleset's ``[time]`` table reach the referee: the deadline, and a time
+bank per player per match that pays for late answers until it runs out."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from arena.bench.liars_dice import make_ld_bot, run_match
+from arena.games.errors import RulesetError
+from arena.records import MemoryRecorder
+from arena.referee import DEFAULT_DEADLINE_MS, TimeBank, TimeControl
+from arena.transports.inprocess import InProcessSeat
+from protocol.messages import Action, Request
+
+DICE_RULES = "[rules]\nplayers = 2\n\n[time]\n"
+
+
+def _ruleset(tmp_path: Path, time_table: str) -> Path:
+    path = tmp_path / "timed.toml"
+    path.write_text(DICE_RULES + time_table, encoding="utf-8")
+    return path
+
+
+def test_the_time_table_is_read_and_the_option_overrides_its_deadline(tmp_path: Path) -> None:
+    path = _ruleset(tmp_path, "deadline_ms = 700\nbank_ms = 3000\nstart_timeout_ms = 5000\n")
+    clock = TimeControl.from_ruleset("liars_dice", path, game_key_required=False)
+    assert (clock.deadline_ms, clock.bank_ms, clock.start_timeout_ms) == (700, 3000, 5000)
+    assert (
+        TimeControl.from_ruleset(
+            "liars_dice", path, game_key_required=False, deadline_ms=90
+        ).deadline_ms
+        == 90
+    )
+    assert TimeControl.from_ruleset("liars_dice", None).deadline_ms == DEFAULT_DEADLINE_MS
+    assert TimeControl.from_ruleset("liars_dice", None, default_deadline_ms=5000).bank_ms is None
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [("bank = 1\n", "unknown time control keys: bank"), ("bank_ms = -5\n", "bank_ms must be")],
+)
+def test_a_bad_time_table_names_the_file(tmp_path: Path, table: str, message: str) -> None:
+    path = _ruleset(tmp_path, table)
+    with pytest.raises(RulesetError, match=message) as caught:
+        TimeControl.from_ruleset("liars_dice", path, game_key_required=False)
+    assert str(path) in str(caught.value)
+
+
+def test_a_bank_made_before_the_players_are_known_covers_each() -> None:
+    bank = TimeControl(bank_ms=400).new_bank()
+    assert isinstance(bank, TimeBank)
+    bank.spend("a", 150)
+    assert (bank.left("a"), bank.left("b")) == (250, 400)
+
+
+class SlowSeat(InProcessSeat):
+    """Answers every request 60 ms late: past a 10 ms deadline on any machine."""
+
+    async def ask(self, request: Request) -> Action:
+        await asyncio.sleep(0.06)
+        return await super().ask(request)
+
+
+def _failures(bank: TimeBank | None) -> int:
+    """The failed answers (late ones here) of a four-game duel with the slow seat."""
+    seats = (
+        SlowSeat(make_ld_bot("random-guess", {"seed": "slow"})),
+        InProcessSeat(make_ld_bot("type5", {"seed": "slow"})),
+    )
+    recorder = MemoryRecorder()
+    asyncio.run(
+        run_match(
+            "slow", "t5", 4, "time", seats=seats, deadline_ms=10, time_bank=bank, recorder=recorder
+        )
+    )
+    return sum(line["type"] == "failure" for line in recorder.lines)
+
+
+def test_the_bank_pays_for_late_answers_and_without_one_they_are_penalised() -> None:
+    bank = TimeControl(deadline_ms=10, bank_ms=60_000).new_bank()
+    assert _failures(bank) == 0
+    assert bank is not None and bank.left("slow") < 60_000
+    assert _failures(None) > 0
