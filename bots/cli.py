@@ -2,28 +2,40 @@
 
     bots list [--game G]
     bots run NAME --url ws://HOST:PORT|mqtt://HOST:PORT [--game G] [--config FILE]
-             [--token T] [--name N] [--resume-file FILE]
+             [--token T …] [--name N] [--copies N] [--resume-file FILE]
 
 ``bots run`` plays every game that has a strategy called NAME (or only ``--game``), as one
 client named ``--name`` (default NAME), until the server says bye; SIGINT/SIGTERM says bye first.
+A game is named as everywhere in ``arena`` (``bulls-cows``, ``liars-dice``) or by its wire name
+(``bulls_cows``, ``liars_dice``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import os
+import re
 import signal
-import tomllib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
+from arena.games.registry import ALIASES, UnknownGameError, canonical_name
 from arena.logs import configure_logging
 from bots.adapters import adapter_for
 from bots.base import Bot
 from bots.client import BotClient, ClientRefused
-from bots.registry import BOT_MODULES, UnknownBotError, bot_names, make_bot
+from bots.registry import (
+    BOT_MODULES,
+    BotConfigError,
+    UnknownBotError,
+    bot_names,
+    config_for,
+    make_bot,
+)
 
 app = typer.Typer(
     help="Our bots: list them, or connect one to an arena server.",
@@ -32,9 +44,28 @@ app = typer.Typer(
 )
 
 
-def _die(message: str) -> None:
+def _die(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(2)
+
+
+def _game_names() -> str:
+    spelled = {wire: name for name, wire in ALIASES.items() if "-" in name}
+    return ", ".join(
+        f"{spelled[wire]} ({wire})" if wire in spelled else wire for wire in sorted(BOT_MODULES)
+    )
+
+
+def game_name(name: str) -> str:
+    """The wire name of a game as typed: ``liars-dice`` (as ``arena`` spells it) or
+    ``liars_dice`` (the protocol's) alike; an unknown game is a clear error."""
+    try:
+        wire = canonical_name(name)
+    except UnknownGameError:
+        wire = name
+    if wire not in BOT_MODULES:
+        _die(f"unknown game {name!r}; games: {_game_names()}")
+    return wire
 
 
 def _available(game: str) -> list[str]:
@@ -47,9 +78,7 @@ def _available(game: str) -> list[str]:
 @app.command("list")
 def list_bots(game: str | None = typer.Option(None, help="only this game")) -> None:
     """Print every bot strategy, per game."""
-    for name in [game] if game else sorted(BOT_MODULES):
-        if name not in BOT_MODULES:
-            _die(f"unknown game {name!r}; games: {', '.join(sorted(BOT_MODULES))}")
+    for name in [game_name(game)] if game else sorted(BOT_MODULES):
         typer.echo(f"{name}: {', '.join(_available(name)) or '(none yet)'}")
 
 
@@ -57,7 +86,10 @@ def build_bots(
     strategy: str, game: str | None, config: dict[str, Any], name: str
 ) -> dict[str, Bot]:
     """The bot ``strategy`` for ``game``, or for every game that has one, by wire name."""
-    games = [game] if game else [g for g in sorted(BOT_MODULES) if strategy in _available(g)]
+    if game:
+        games = [game_name(game)]
+    else:
+        games = [g for g in sorted(BOT_MODULES) if strategy in _available(g)]
     if not games:
         _die(f"no game has a bot called {strategy!r}; see `bots list`")
     bots: dict[str, Bot] = {}
@@ -67,6 +99,66 @@ def build_bots(
         except (UnknownBotError, ValueError) as exc:
             _die(str(exc))
     return bots
+
+
+def load_settings(strategy: str, config: Path | None) -> dict[str, Any]:
+    """The settings of ``--config`` for the bot ``strategy``. The file is read as leagues and
+    ``arena match`` read it (`bots.registry.config_for`): a ``strategy`` key naming this bot is
+    fine and is not a setting; one naming another bot is an error."""
+    if config is None:
+        return {}
+    try:
+        return config_for(strategy, config)
+    except BotConfigError as exc:
+        _die(str(exc))
+
+
+TOKEN_ENV = "ARENA_BOT_TOKEN"
+MAX_COPIES = 256
+
+
+def _copies_in_range(value: int) -> int:
+    if not 1 <= value <= MAX_COPIES:
+        _die(f"--copies must be from 1 to {MAX_COPIES}, got {value}")
+    return value
+
+
+def token_env(player: str) -> str:
+    """The environment variable holding the token of the bot ``player`` alone:
+    ``ARENA_BOT_TOKEN_<NAME>``, the name upper-cased with every other character than a letter or
+    digit as ``_`` (``tb-0`` → ``ARENA_BOT_TOKEN_TB_0``)."""
+    return f"{TOKEN_ENV}_{re.sub(r'[^A-Z0-9]', '_', player.upper())}"
+
+
+def copy_tokens(
+    players: Sequence[str], given: Sequence[str], environ: Mapping[str, str]
+) -> list[str | None]:
+    """Each player's token: ``--token`` given once per copy (in order), else the player's own
+    ``ARENA_BOT_TOKEN_<NAME>``, else the one ``--token`` (or ``ARENA_BOT_TOKEN``) they share."""
+    if len(given) > 1:
+        if len(given) != len(players):
+            _die(
+                f"--token was given {len(given)} times for {len(players)} copies: give it once "
+                "(one token for every copy) or once per copy, in the order of the copies"
+            )
+        return list(given)
+    shared = given[0] if given else None
+    return [environ.get(token_env(player)) or shared for player in players]
+
+
+def refusal_hint(error: ClientRefused, players: Sequence[str], tokens: Sequence[str | None]) -> str:
+    """The error for a bot the server refused; when copies share a token and the server refused
+    a token, the reason: a token belongs to one name."""
+    message = f"the server refused a bot: {error}"
+    shared = len(players) > 1 and len(set(tokens)) < len(tokens)
+    if shared and str(error).startswith("auth_failed"):
+        first = players[0]
+        message += (
+            f" (--copies names each copy ({', '.join(players[:2])}, …) and a token belongs to one "
+            f"name: make one per copy (`arena tokens add {first}`, …) and give --token once per "
+            f"copy, or set {token_env(first)}, …)"
+        )
+    return message
 
 
 async def _play(clients: list[BotClient]) -> list[str]:
@@ -91,35 +183,52 @@ async def _play(clients: list[BotClient]) -> list[str]:
 def run(
     strategy: str = typer.Argument(..., metavar="NAME", help="bot strategy (see `bots list`)"),
     url: str = typer.Option(..., help="ws://HOST:PORT or mqtt://HOST:PORT"),
-    game: str | None = typer.Option(None, help="play only this game"),
-    config: Path | None = typer.Option(None, help="strategy config (TOML)", exists=True),
-    token: str | None = typer.Option(None, envvar="ARENA_BOT_TOKEN", help="the bot's token"),
+    game: str | None = typer.Option(
+        None, help="play only this game (bulls-cows, liars-dice, mahjong; or bulls_cows, …)"
+    ),
+    config: Path | None = typer.Option(
+        None,
+        help="strategy config (TOML), as leagues and `arena match` take it: a 'strategy' key, "
+        "if any, must name NAME",
+    ),
+    token: list[str] = typer.Option(
+        [],
+        envvar=TOKEN_ENV,
+        metavar="TOKEN",
+        help="the bot's token (server with --tokens). A token belongs to one name: with --copies "
+        "give it once per copy (in order), or set ARENA_BOT_TOKEN_<NAME> per copy (e.g. "
+        "ARENA_BOT_TOKEN_G_0 for g-0), after `arena tokens add g-0` and so on",
+    ),
     name: str | None = typer.Option(None, help="name on the server (default: NAME)"),
     resume_file: Path | None = typer.Option(
         None, help="keep the resume token here, so a restarted process gets its seat back"
     ),
     copies: int = typer.Option(
-        1, min=1, max=256, help="run N copies, named NAME-0 … NAME-(N-1), one connection each"
+        1,
+        callback=_copies_in_range,
+        help="run N copies, named NAME-0 … NAME-(N-1), one connection each; on a server with "
+        "--tokens each copy needs its own token (see --token)",
     ),
     log_level: str = typer.Option("info", help="console log level (decisions are info)"),
     log_json: Path | None = typer.Option(None, help="also write JSON logs here"),
 ) -> None:
-    """Connect a bot to a server and play until told to stop."""
+    """Connect a bot to a server and play until told to stop.
+
+    With --copies N on a server with --tokens, every copy (NAME-0 … NAME-(N-1)) is its own bot
+    and needs its own token: `arena tokens add NAME-0`, …, then --token once per copy or
+    ARENA_BOT_TOKEN_<NAME> per copy.
+    """
     configure_logging(log_level, log_json)
-    settings: dict[str, Any] = {}
-    if config is not None:
-        try:
-            settings = tomllib.loads(config.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            _die(f"{config}: {exc}")
+    settings = load_settings(strategy, config)
     base = name or strategy
     players = [base] if copies == 1 else [f"{base}-{i}" for i in range(copies)]
+    tokens = copy_tokens(players, token, os.environ)
     try:
         adapter_for(url, base)
     except ValueError as exc:
         _die(str(exc))
     clients = []
-    for player in players:
+    for player, player_token in zip(players, tokens, strict=True):
         resume = resume_file
         if resume is not None and copies > 1:
             resume = resume.with_name(f"{resume.name}.{player}")
@@ -127,7 +236,7 @@ def run(
             BotClient(
                 build_bots(strategy, game, settings, player),
                 name=player,
-                token=token,
+                token=player_token,
                 adapter_factory=functools.partial(adapter_for, url, player),
                 resume_file=resume,
             )
@@ -135,7 +244,7 @@ def run(
     try:
         reasons = asyncio.run(_play(clients))
     except ClientRefused as exc:
-        _die(f"the server refused a bot: {exc}")
+        _die(refusal_hint(exc, players, tokens))
     for client, reason in zip(clients, reasons, strict=True):
         typer.echo(f"{client.name}: {reason} ({client.decisions} decisions)", err=True)
 

@@ -114,7 +114,11 @@ class BotClient:
                     return reason
                 attempt = 0
             except AdapterClosed as exc:
-                self.log.warning("connection_lost", error=str(exc))
+                if self._stopping:
+                    # The close that follows our own bye, not a lost connection.
+                    self.log.info("connection_closed", reason=str(exc))
+                else:
+                    self.log.warning("connection_lost", error=str(exc))
             finally:
                 self._adapter = None
                 await adapter.close()

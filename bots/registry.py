@@ -4,7 +4,9 @@ a mapping from strategy name to a factory ``(name, config) -> Bot``."""
 from __future__ import annotations
 
 import importlib
+import tomllib
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from bots.base import Bot
@@ -20,6 +22,42 @@ BOT_MODULES: dict[str, str] = {
 
 class UnknownBotError(ValueError):
     """No bot of that name for that game."""
+
+
+class BotConfigError(ValueError):
+    """A strategy config file that cannot be read, or that configures another strategy."""
+
+
+STRATEGY_KEY = "strategy"
+"""The key of a strategy config file naming the bot it configures (the 1A2B configs carry one);
+it is not one of the bot's settings."""
+
+
+def read_config(path: Path) -> tuple[str | None, dict[str, Any]]:
+    """(the strategy the file names, or ``None``; the bot's settings) of a strategy config
+    (TOML). The ``strategy`` key is taken out of the settings, as leagues and ``arena match``
+    read it; raises `BotConfigError` for a file that cannot be read or parsed."""
+    try:
+        settings = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BotConfigError(f"cannot read bot config {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise BotConfigError(f"{path}: not valid TOML: {exc}") from None
+    named = settings.pop(STRATEGY_KEY, None)
+    if named is not None and not isinstance(named, str):
+        raise BotConfigError(f"{path}: {STRATEGY_KEY} must be a bot name (text), got {named!r}")
+    return named, settings
+
+
+def config_for(strategy: str, path: Path) -> dict[str, Any]:
+    """The settings of the bot ``strategy`` from the config file ``path`` (`read_config`): a
+    ``strategy`` key in the file must name that same bot."""
+    named, settings = read_config(path)
+    if named is not None and named != strategy:
+        raise BotConfigError(
+            f"{path} configures the {named!r} bot ({STRATEGY_KEY} = {named!r}), not {strategy!r}"
+        )
+    return settings
 
 
 def factories(game: str) -> Mapping[str, BotFactory]:

@@ -77,6 +77,8 @@ def run_match_bench(
     rules = rules or MahjongRules()
     greedy = _timed(MatchSpec(("greedy",) * 4, seed, games, rules), on_hand)
     random = _timed(MatchSpec(("random",) * 4, seed, games, rules), on_hand)
+    # The target is stated for MATCH_HANDS hands; another length is scaled to it, per hand,
+    # and marked as an estimate (the first hands, the caches still cold, cost more).
     scaled = greedy.cpu_seconds * MATCH_HANDS / games
     return {
         "benchmark": "mahjong-match",
@@ -92,7 +94,10 @@ def run_match_bench(
         "target": {
             "what": f"{MATCH_HANDS} greedy hands in-process, CPU seconds",
             "bound": TARGET_SECONDS,
-            "measured": round(scaled, 3),
+            "measured": round(greedy.cpu_seconds, 3),
+            "measured_hands": games,
+            "scaled": round(scaled, 3),
+            "estimated": games != MATCH_HANDS,
             "met": scaled <= TARGET_SECONDS,
         },
     }

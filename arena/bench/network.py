@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import platform
 import shutil
@@ -40,6 +41,7 @@ from typing import Any
 
 import typer
 
+from arena.cli.common import at_least
 from arena.matches.mahjong import MatchResult, MatchSpec, build_bots, play_match
 from arena.server.app import ArenaServer, ServerConfig
 from arena.server.remote import RemoteTableError, remote_seats, server_status
@@ -405,16 +407,20 @@ def _mosquitto_version() -> str:
 
 
 def bench_network(
-    games: int = typer.Option(384, help="hands of the timed match"),
-    bot: str = typer.Option("greedy", help="mahjong strategy of all four bots"),
+    games: int = typer.Option(384, callback=at_least(1), help="hands of the timed match"),
+    bot: str = typer.Option("greedy", help="mahjong strategy of all four bots (`bots list`)"),
     seed: str = typer.Option("bench", help="match seed text"),
-    tables: int = typer.Option(16, help="tables at once in the concurrency run (0: skip)"),
-    table_hands: int = typer.Option(8, help="hands per table in the concurrency run"),
+    tables: int = typer.Option(
+        16, callback=at_least(0), help="tables at once in the concurrency run (0: skip)"
+    ),
+    table_hands: int = typer.Option(
+        8, callback=at_least(1), help="hands per table in the concurrency run"
+    ),
     mqtt: bool = typer.Option(True, help="also run over MQTT (needs the mosquitto binary)"),
     think_ms: float = typer.Option(
         0.0,
         "--think-ms",
-        min=0.0,
+        callback=at_least(0.0),
         help="CPU ms every bot spends per decision in the timed match (greedy only): the cost "
         "of a slower strategy, same games",
     ),
@@ -422,7 +428,13 @@ def bench_network(
 ) -> None:
     """A mahjong match in-process, over websockets and over MQTT, and many tables at once."""
     from arena.cli.common import fail, print_json
+    from bots.registry import bot_names
 
+    known = bot_names("mahjong")
+    if bot not in known:
+        fail(f"--bot: no mahjong bot named {bot!r}; known: {', '.join(known)}")
+    if not math.isfinite(think_ms):
+        fail(f"--think-ms must be a finite number of milliseconds, got {think_ms}")
     if think_ms and bot != "greedy":
         fail("--think-ms works with the greedy bot only")
 

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from arena.bench.dealing import TARGET_SECONDS, run_dealing_bench
+from arena.bench.dealing import TARGET_DEALS, TARGET_SECONDS, run_dealing_bench
 from arena.cli.common import at_least, fail, print_json
 from arena.dealing import MatchSeed
 from arena.dealing.audit import Report, audit_bridge, audit_dice, audit_mahjong
@@ -286,10 +286,16 @@ def dealing_bench_cmd(
     scalar_deals: int = typer.Option(
         20_000, "--scalar-deals", callback=at_least(1), help="deals for the one-by-one baseline"
     ),
-    seed: str = typer.Option("bench", "--seed", help=SEED_HELP),
+    seed: str = typer.Option(
+        "bench",
+        "--seed",
+        help="seed text, the same every run so runs compare (64 hex digits: that seed itself; "
+        "any other text is hashed)",
+    ),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Bridge dealer audit, vectorised, against the one-by-one dealer (target: 10⁶ deals ≤ 30 s)."""
+    """Bridge dealer audit, vectorised, against the one-by-one dealer (target: 10⁶ deals ≤ 30 s,
+    judged only at --deals 1000000)."""
     try:
         bench, report = run_dealing_bench(
             MatchSeed.from_text(seed), deals, min(scalar_deals, deals)
@@ -304,8 +310,13 @@ def dealing_bench_cmd(
     )
     table.add_column("what")
     table.add_column("figure", justify="right")
+    target = f"target ≤ {TARGET_SECONDS:.0f} s at {TARGET_DEALS:,} deals"
+    if bench.meets_target is None:
+        target += f": not judged at {bench.deals:,}"
+    else:
+        target += ": met" if bench.meets_target else ": missed"
     rows: list[tuple[str, Any]] = [
-        ("audit, end to end", f"{bench.audit_seconds:.2f} s (target ≤ {TARGET_SECONDS:.0f} s)"),
+        ("audit, end to end", f"{bench.audit_seconds:.2f} s ({target})"),
         ("  batch dealing", f"{bench.batch_deal_seconds:.2f} s"),
         ("  tallies", f"{bench.tally_seconds:.2f} s"),
         ("  exact probabilities + tests", f"{bench.report_seconds:.2f} s"),
@@ -321,7 +332,7 @@ def dealing_bench_cmd(
         table.add_row(what, figure)
     out.print(table)
     out.print(_tests_table(report))
-    if not bench.meets_target:
+    if bench.meets_target is False:
         out.print(f"[bold red]over the {TARGET_SECONDS:.0f} s target[/]")
 
 

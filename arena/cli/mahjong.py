@@ -621,7 +621,9 @@ def bench_cmd(
     hands: int = typer.Option(
         20_000, "--hands", callback=at_least(3), help="hands of each size to measure"
     ),
-    seed: int = typer.Option(2024, "--seed", help="seed of the random hands"),
+    seed: int = typer.Option(
+        2024, "--seed", callback=at_least(0), help="seed of the random hands (an integer ≥ 0)"
+    ),
     rounds: int = typer.Option(
         5, "--rounds", callback=at_least(1), help="timing rounds (the best is kept)"
     ),

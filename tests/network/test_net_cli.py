@@ -1,29 +1,41 @@
-"""The command lines (`arena tokens add`, `arena serve`, `arena lobby`) and the MQTT topic tree."""
+"""The command lines (`arena tokens add`, `arena serve`, `arena lobby`, `bots list|run`) and the
+MQTT topic tree."""
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import subprocess
 from pathlib import Path
 
 import aiomqtt
 import pytest
+import typer
 from net_helpers import (
     LOOPBACK,
     PYTHON,
+    REPO,
     free_port,
     mosquitto,
     running_server,
     scaled,
     subprocess_env,
+    wait_until,
     ws_url,
 )
+from typer.testing import CliRunner
 
 from arena.server.auth import TokenStore, add_token
 from arena.server.remote import RemoteTableError, server_status
 from arena.transports import mqtt as server_topics
 from bots import adapters as bot_topics
+from bots import cli as bots_cli
+from bots.client import ClientRefused
+from bots.registry import bot_names, read_config
 
 ARENA = str(Path(PYTHON).with_name("arena"))
+BOTS = str(Path(PYTHON).with_name("bots"))
+SHIPPED_CONFIGS = sorted((REPO / "configs" / "bots").glob("*/*.toml"))
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -132,3 +144,188 @@ async def test_stray_mqtt_messages_leave_no_state(tmp_path: Path) -> None:
                     break
             assert bridge.connections == {}
             assert server.hub.lobby.sessions == {}
+
+
+# ----------------------------------------------------------------------------- bots run / list
+
+
+def _strategy_of(path: Path, game: str) -> str:
+    """The bot a shipped config is for: its ``strategy`` key (1A2B), else the longest bot name
+    its file name starts with (``random-guess-odds.toml`` → ``random-guess``)."""
+    named, _ = read_config(path)
+    if named is not None:
+        return named
+    fits = [n for n in bot_names(game) if path.stem == n or path.stem.startswith(f"{n}-")]
+    assert fits, f"{path.name}: no {game} bot of that name"
+    return max(fits, key=len)
+
+
+def test_configs_are_shipped_for_both_games() -> None:
+    assert {path.parent.name for path in SHIPPED_CONFIGS} >= {"bulls_cows", "liars_dice"}
+
+
+@pytest.mark.parametrize(
+    "path", SHIPPED_CONFIGS, ids=lambda path: f"{path.parent.name}/{path.name}"
+)
+def test_bots_run_loads_every_shipped_config(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The configs a league or `arena match` takes (1A2B ones name their bot in a `strategy` key)
+    # load as `bots run`'s --config and build the bot, without connecting anywhere.
+    monkeypatch.chdir(tmp_path)  # a config's relative paths (tables_dir) stay in here
+    game = path.parent.name
+    strategy = _strategy_of(path, game)
+    settings = bots_cli.load_settings(strategy, path)
+    assert "strategy" not in settings
+    built = bots_cli.build_bots(strategy, game, settings, f"{strategy}-t")
+    assert list(built) == [game]
+    # Without --game it plays every game that has the strategy, the config included.
+    assert game in bots_cli.build_bots(strategy, None, settings, f"{strategy}-t")
+
+
+def test_bots_run_refuses_a_config_of_another_strategy() -> None:
+    config = REPO / "configs" / "bots" / "bulls_cows" / "optimal-evader.toml"
+    with pytest.raises(typer.Exit) as refused:
+        bots_cli.load_settings("entropy", config)
+    assert refused.value.exit_code == 2
+    shown = CliRunner().invoke(
+        bots_cli.app, ["run", "entropy", "--url", f"ws://{LOOPBACK}:1", "--config", str(config)]
+    )
+    assert shown.exit_code == 2
+    lines = shown.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    assert "'optimal'" in lines[0] and "'entropy'" in lines[0]
+
+
+def test_bots_run_refuses_an_unreadable_config_in_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("strategy = \n", encoding="utf-8")
+    odd = tmp_path / "odd.toml"
+    odd.write_text("strategy = 3\n", encoding="utf-8")
+    missing = tmp_path / "missing.toml"
+    for config, said in (
+        (bad, "not valid TOML"),
+        (odd, "strategy must be"),
+        (missing, "cannot read bot config"),
+    ):
+        shown = CliRunner().invoke(
+            bots_cli.app, ["run", "greedy", "--url", f"ws://{LOOPBACK}:1", "--config", str(config)]
+        )
+        assert shown.exit_code == 2
+        assert shown.output.startswith("error: ") and said in shown.output
+        assert len(shown.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("typed", "wire", "strategy"),
+    [
+        ("bulls-cows", "bulls_cows", "random"),
+        ("bulls_cows", "bulls_cows", "random"),
+        ("liars-dice", "liars_dice", "random-guess"),
+        ("liars_dice", "liars_dice", "random-guess"),
+    ],
+)
+def test_bots_takes_a_game_as_arena_spells_it(typed: str, wire: str, strategy: str) -> None:
+    listed = CliRunner().invoke(bots_cli.app, ["list", "--game", typed])
+    assert listed.exit_code == 0, listed.output
+    assert listed.output.startswith(f"{wire}: ") and strategy in listed.output
+    assert list(bots_cli.build_bots(strategy, typed, {}, "r")) == [wire]
+    # A strategy the game lacks is named as such, not as an unknown game.
+    shown = CliRunner().invoke(
+        bots_cli.app, ["run", "nosuch", "--game", typed, "--url", f"ws://{LOOPBACK}:1"]
+    )
+    assert shown.exit_code == 2 and "unknown game" not in shown.output
+    assert f"no {wire} bot named 'nosuch'" in shown.output
+
+
+def test_bots_names_the_games_when_one_is_unknown() -> None:
+    shown = CliRunner().invoke(bots_cli.app, ["list", "--game", "chess"])
+    assert shown.exit_code == 2
+    assert "unknown game 'chess'" in shown.output and "liars-dice" in shown.output
+
+
+def test_each_copy_takes_its_own_token() -> None:
+    players = ["tb-0", "tb-1"]
+    assert bots_cli.token_env("tb-0") == "ARENA_BOT_TOKEN_TB_0"
+    assert bots_cli.copy_tokens(players, ["a", "b"], {}) == ["a", "b"]
+    assert bots_cli.copy_tokens(players, ["s"], {}) == ["s", "s"]
+    assert bots_cli.copy_tokens(players, ["s"], {"ARENA_BOT_TOKEN_TB_1": "b"}) == ["s", "b"]
+    assert bots_cli.copy_tokens(players, [], {"ARENA_BOT_TOKEN_TB_0": "a"}) == ["a", None]
+    with pytest.raises(typer.Exit):
+        bots_cli.copy_tokens(players, ["a", "b", "c"], {})
+    refused = ClientRefused("auth_failed: unknown token for bot tb-1")
+    hint = bots_cli.refusal_hint(refused, players, ["s", "s"])
+    assert "--copies" in hint and "arena tokens add tb-0" in hint and "ARENA_BOT_TOKEN_TB_0" in hint
+    assert "--copies" not in bots_cli.refusal_hint(refused, players, ["a", "b"])
+
+
+@pytest.mark.parametrize("copies", ["0", "-1", "257"])
+def test_a_bad_number_of_copies_is_a_one_line_error(copies: str) -> None:
+    shown = CliRunner().invoke(
+        bots_cli.app, ["run", "greedy", "--url", f"ws://{LOOPBACK}:1", "--copies", copies]
+    )
+    assert shown.exit_code == 2
+    assert shown.output == f"error: --copies must be from 1 to 256, got {copies}\n"
+
+
+def test_copies_and_tokens_are_documented_in_the_help() -> None:
+    shown = CliRunner().invoke(bots_cli.app, ["run", "--help"], env={"COLUMNS": "300"})
+    assert "its own token" in shown.output and "ARENA_BOT_TOKEN_<NAME>" in shown.output
+
+
+async def test_copies_sharing_a_token_are_refused_with_the_reason_and_own_tokens_play(
+    tmp_path: Path,
+) -> None:
+    tokens = tmp_path / "tokens.toml"
+    own = [add_token(tokens, f"tb-{i}") for i in range(2)]
+    admin = add_token(tokens, "lead", admin=True)
+
+    async def bots_run(*more: str, env: dict[str, str] | None = None) -> asyncio.subprocess.Process:
+        return await asyncio.create_subprocess_exec(
+            BOTS,
+            "run",
+            "greedy",
+            "--game",
+            "mahjong",
+            "--name",
+            "tb",
+            "--copies",
+            "2",
+            "--url",
+            url,
+            "--log-level",
+            "warning",
+            *more,
+            stdout=subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            env={**subprocess_env(), **(env or {})},
+        )
+
+    async with running_server(tokens=tokens) as server:
+        url = ws_url(server)
+        shared = await bots_run("--token", own[0])
+        _, err = await asyncio.wait_for(shared.communicate(), timeout=scaled(60))
+        assert shared.returncode == 2
+        said = err.decode()
+        assert "auth_failed" in said and "--copies" in said and "arena tokens add tb-0" in said
+
+        async def both_in_lobby() -> bool:
+            status = await server_status(url, admin="lead", token=admin)
+            return {bot.name for bot in status.bots} == {"tb-0", "tb-1"}
+
+        for more, env in (
+            (("--token", own[0], "--token", own[1]), None),
+            ((), {"ARENA_BOT_TOKEN_TB_0": own[0], "ARENA_BOT_TOKEN_TB_1": own[1]}),
+        ):
+            process = await bots_run(*more, env=env)
+            try:
+                await wait_until(both_in_lobby, "both copies to connect", seconds=60)
+            finally:
+                process.send_signal(signal.SIGTERM)
+                await asyncio.wait_for(process.communicate(), timeout=scaled(60))
+            assert process.returncode == 0
+
+            async def lobby_empty() -> bool:
+                return not (await server_status(url, admin="lead", token=admin)).bots
+
+            await wait_until(lobby_empty, "the copies to leave", seconds=30)
