@@ -134,7 +134,7 @@ async def transcript_of(example: ExampleGame) -> list[tuple[int, str, str]]:
     names = [bot.name for bot in bots]
     # A match of one game, so the log shows the frame every match has: match_start with the
     # seed's commitment before the deal, match_end with the seed after the game.
-    frame = MatchFrame(example.game_kind, "doc", seed, seats, names, games=1)
+    frame = MatchFrame(example.game_kind, "doc", seed, seats, names, games=1, rules=example.rules)
     await frame.start()
     played = await play_game(
         example.game_kind,

@@ -86,18 +86,24 @@ class JsonlRecorder(Recorder):
 
 def read_lines(path: Path) -> list[dict[str, Any]]:
     lines: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                value = json.loads(text)
-            except ValueError as exc:
-                raise RecordError(f"{path}:{number}: not JSON ({exc})") from None
-            if not isinstance(value, dict) or "type" not in value:
-                raise RecordError(f"{path}:{number}: a record line is an object with a 'type'")
-            value["_line"] = number
-            lines.append(value)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            texts = list(handle)
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path}: not a text record (not UTF-8: {exc.reason})") from None
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
+    for number, text in enumerate(texts, start=1):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise RecordError(f"{path}:{number}: not JSON ({exc})") from None
+        if not isinstance(value, dict) or "type" not in value:
+            raise RecordError(f"{path}:{number}: a record line is an object with a 'type'")
+        value["_line"] = number
+        lines.append(value)
     return lines
 
 

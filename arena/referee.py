@@ -400,6 +400,29 @@ async def play_game(
     return played
 
 
+SEATING_RULES = ("alternate", "permutations", "mahjong-rotate", "mahjong-ab")
+"""How a match seats its players, game by game (``players`` as the match line lists them):
+``alternate`` — a duel, the order reversed in odd games; ``permutations`` — a table, game k in
+the (k mod N!)-th ordering; ``mahjong-rotate`` / ``mahjong-ab`` — the competition match, by round
+(`arena.matches.mahjong.seating`)."""
+
+
+def seat_order(rule: str, game: int, players: int) -> tuple[int, ...]:
+    """Which player (index into the match's players) sits at each seat in game ``game``."""
+    if rule == "alternate":
+        return (0, 1) if game % 2 == 0 else (1, 0)
+    if rule == "permutations":
+        from arena.matches.liars_dice import seating as table_seating
+
+        return table_seating(game, players)
+    if rule in ("mahjong-rotate", "mahjong-ab"):
+        from arena.matches.mahjong import HANDS_PER_ROUND
+        from arena.matches.mahjong import seating as mahjong_seating
+
+        return mahjong_seating(rule.removeprefix("mahjong-"), game // HANDS_PER_ROUND)
+    raise ValueError(f"unknown seating rule {rule!r}; known: {', '.join(SEATING_RULES)}")
+
+
 def match_id_for(game_kind: str, seed: MatchSeed) -> str:
     """A match's id: the game and the start of the seed's commitment. Every message a bot gets
     carries it, so it must not contain the seed itself (a bot could then derive every deal), and
@@ -418,6 +441,9 @@ class MatchFrame:
     seat order of the first game; `tally` adds each game's scores by player name. `close`
     writes the reveal even when the match stops early (nothing more is dealt from the seed), so
     the games played can still be verified; only a finished match sends ``match_end``.
+
+    The match line also names the ``seating`` rule (which player sits where in game k: one of
+    `SEATING_RULES`, checked by `arena verify`) and the ``rules`` every game is played under.
     """
 
     game_kind: str
@@ -427,6 +453,8 @@ class MatchFrame:
     players: Sequence[str]
     games: int
     recorder: Recorder | None = None
+    seating: str = "alternate"
+    rules: Mapping[str, Any] | None = None
     totals: list[float] = field(init=False)
     played: int = field(default=0, init=False)
     _revealed: bool = field(default=False, init=False)
@@ -434,6 +462,8 @@ class MatchFrame:
     def __post_init__(self) -> None:
         if len(set(self.players)) != len(self.players) or len(self.players) != len(self.seats):
             raise ValueError(f"a match needs distinct player names, one per seat: {self.players}")
+        if self.seating not in SEATING_RULES:
+            raise ValueError(f"unknown seating rule {self.seating!r}; known: {SEATING_RULES}")
         self.totals = [0.0] * len(self.players)
 
     async def start(self) -> None:
@@ -448,6 +478,8 @@ class MatchFrame:
                     "game_kind": kind,
                     "players": list(self.players),
                     "games": self.games,
+                    "seating": self.seating,
+                    "rules": dict(self.rules or {}),
                     "seed_commitment": commitment,
                 }
             )

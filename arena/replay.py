@@ -10,11 +10,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.dealing import DEALING_VERSION, DealingError, verify_commitment
-from arena.games.base import GameResult
+from arena.games.base import Game, GameResult
 from arena.games.errors import GameError
 from arena.games.registry import get_spec
 from arena.records import (
@@ -25,6 +26,7 @@ from arena.records import (
     read_lines,
     split_matches,
 )
+from arena.referee import match_id_for, seat_order
 from protocol.games.common import GameEnd
 
 
@@ -59,11 +61,15 @@ def replay_game(
     lines: list[dict[str, Any]],
     on_step: Callable[[Step], None] | None = None,
     match_reveal: dict[str, Any] | None = None,
+    *,
+    framed: bool = False,
 ) -> GameCheck:
     """Re-run one game's lines through its engine; collect every mismatch.
 
-    The seed comes from the game's own ``reveal`` line (record version 1) or from its match's
-    (``match_reveal``, version 2).
+    The seed comes from the game's own ``reveal`` line (record version 1, or a game played on
+    its own) or from its match's (``match_reveal``, version 2). A game outside a match frame
+    (``framed`` false) must not carry the id of the match its seed would make: a record whose
+    frame was cut away could otherwise drop or reorder the match's games unnoticed.
     """
     header = lines[0]
     check = GameCheck(game=str(header.get("game")), game_kind=str(header.get("game_kind")))
@@ -90,6 +96,11 @@ def replay_game(
             f"line {reveal['_line']}: {exc} (commitment in the header, line {header['_line']})"
         )
         return check
+    if not framed and header.get("match") == match_id_for(check.game_kind, seed):
+        check.problems.append(
+            f"line {header['_line']}: game of match {header.get('match')} recorded without its "
+            "match frame (match line and final reveal)"
+        )
     spec = get_spec(check.game_kind)
     if on_step is not None:
         players = ", ".join(f"{seat}={name}" for seat, name in enumerate(header.get("players", [])))
@@ -119,6 +130,8 @@ def replay_game(
     pending.extend(expected_events())
     result_line: dict[str, Any] | None = None
     fallbacks = [0] * game.num_seats
+    failures = [0] * game.num_seats
+    """Failed answers of each seat since its last decision."""
     for line in lines[1:]:
         kind = line["type"]
         number = line["_line"]
@@ -153,6 +166,10 @@ def replay_game(
                 )
                 break
             seat = int(line["seat"])
+            problem = _fallback_problem(game, seat, line, failures[seat])
+            if problem is not None:
+                check.problems.append(f"line {number}: {problem}")
+                break
             try:
                 game.apply(seat, game.parse_action(str(line["action"])))
             except GameError as exc:
@@ -160,11 +177,17 @@ def replay_game(
                 break
             check.steps += 1
             fallbacks[seat] += bool(line.get("fallback"))
+            failures[seat] = 0
             pending.extend(expected_events())
             if on_step is not None:
                 tag = " (fallback)" if line.get("fallback") else ""
                 on_step(Step(number, "decision", f"seat {seat}: {line['action']}{tag}"))
         elif kind == "failure":
+            seat = int(line["seat"])
+            if game.is_over() or seat not in game.to_act():
+                check.problems.append(f"line {number}: a failure of seat {seat}, not asked now")
+                break
+            failures[seat] += 1
             if on_step is not None:
                 on_step(
                     Step(number, "failure", f"seat {line['seat']}: {line['code']}: {line['text']}")
@@ -193,6 +216,24 @@ def replay_game(
             f"short ({state})"
         )
     return check
+
+
+def _fallback_problem(
+    game: Game[Any], seat: int, line: Mapping[str, Any], failures: int
+) -> str | None:
+    """A decision marked as the referee's fallback must be the engine's fallback action after
+    at least one failed answer; a bot's own decision follows at most one (the one re-ask)."""
+    if line.get("fallback"):
+        fallback = str(game.fallback_action(seat))
+        if str(line["action"]) != fallback:
+            return (
+                f"seat {seat}: fallback {line['action']!r}, the engine's fallback is {fallback!r}"
+            )
+        if failures == 0:
+            return f"seat {seat}: a fallback with no failed answer before it"
+    elif failures > 1:
+        return f"seat {seat}: its own decision after {failures} failed answers (one re-ask)"
+    return None
 
 
 def _result_problems(
@@ -280,7 +321,13 @@ def check_record(
             key = (str(header.get("match")), str(header.get("game")))
             if game is not None and key[1] != game:
                 continue
-            check = replay_game(game_lines, on_step, block.reveal)
+            check = _guarded(
+                partial(
+                    replay_game, game_lines, on_step, block.reveal, framed=block.match is not None
+                ),
+                GameCheck(str(header.get("game")), str(header.get("game_kind"))),
+                header,
+            )
             if key in seen:
                 check.problems.append(
                     f"line {header['_line']}: game {key[1]} of match {key[0]} was already "
@@ -290,12 +337,34 @@ def check_record(
             checks.append(check)
         report.games.extend(checks)
         if game is None and block.match is not None:
-            report.matches.append(_check_match(block))
+            match = block.match
+            report.matches.append(
+                _guarded(
+                    partial(_check_match, block),
+                    MatchCheck(str(match.get("match")), str(match.get("game_kind")), 0),
+                    match,
+                )
+            )
     if not report.games and game is not None:
         raise RecordError(f"{path}: no game with id {game!r}")
     if not report.games and not report.matches:
         raise RecordError(f"{path}: no game in the record")
     return report
+
+
+_Check = TypeVar("_Check", GameCheck, MatchCheck)
+
+
+def _guarded(check: Callable[[], _Check], empty: _Check, line: Mapping[str, Any]) -> _Check:
+    """Run a check; a record too malformed to check (a missing key, a value of the wrong type)
+    is a problem of the record, reported, not a crash of `arena verify`."""
+    try:
+        return check()
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        empty.problems.append(
+            f"line {line.get('_line')} onwards: malformed record ({type(exc).__name__}: {exc})"
+        )
+        return empty
 
 
 def _check_match(block: MatchLines) -> MatchCheck:
@@ -310,6 +379,18 @@ def _check_match(block: MatchLines) -> MatchCheck:
         problems.append(f"line {number}: match record version {match.get('record_version')!r}")
         return check
     announced = match.get("games")
+    if isinstance(announced, bool) or not isinstance(announced, int) or announced < 0:
+        problems.append(f"line {number}: the match's games {announced!r} is not a count")
+    if not players or len(set(players)) != len(players):
+        problems.append(f"line {number}: the match's players {players} are not distinct names")
+        return check
+    seating = str(match.get("seating"))
+    try:
+        seat_order(seating, 0, len(players))
+    except ValueError as exc:
+        problems.append(f"line {number}: {exc}")
+        return check
+    problems.extend(_reveal_problems(match, block.reveal))
     finished = sum(any(line["type"] == "result" for line in game) for game in block.games)
     if block.reveal is None:
         problems.append(
@@ -333,9 +414,20 @@ def _check_match(block: MatchLines) -> MatchCheck:
         for key in ("match", "game_kind", "seed_commitment"):
             if header.get(key) != match.get(key):
                 problems.append(f"{at}: {key} {header.get(key)!r} is not the match's")
+        if header.get("rules") != match.get("rules"):
+            problems.append(f"{at}: rules {header.get('rules')!r} are not the match's")
+        if header.get("record_version") is not match.get("record_version"):
+            problems.append(f"{at}: record version {header.get('record_version')!r} in a match")
+        wanted_id = f"r{index // 4}h{index % 4}" if kind == "mahjong" else f"g{index}"
+        if header.get("game") != wanted_id:
+            problems.append(f"{at}: game {index} of the match has id {header.get('game')!r}")
         seated = [str(name) for name in header.get("players", [])]
-        if sorted(seated) != sorted(players):
-            problems.append(f"{at}: players {seated} are not the match's players {players}")
+        expected_seats = [players[i] for i in seat_order(seating, index, len(players))]
+        if seated != expected_seats:
+            problems.append(
+                f"{at}: players {seated}; game {index} of a match seated by {seating!r} seats "
+                f"{expected_seats}"
+            )
             continue
         problems.extend(_deal_problems(kind, index, header, seated, totals))
         result = next((line for line in game_lines if line["type"] == "result"), None)
@@ -355,6 +447,28 @@ def _check_match(block: MatchLines) -> MatchCheck:
                 f"{expected}"
             )
     return check
+
+
+def _reveal_problems(match: Mapping[str, Any], reveal: Mapping[str, Any] | None) -> list[str]:
+    """The reveal closes this match (its id), and the match id is the one its seed makes."""
+    if reveal is None:
+        return []
+    problems = []
+    if reveal.get("match") != match.get("match"):
+        problems.append(
+            f"line {reveal.get('_line')}: the reveal closes match {reveal.get('match')!r}, "
+            f"not {match.get('match')!r}"
+        )
+    try:
+        seed = verify_commitment(str(match.get("seed_commitment")), str(reveal.get("seed")))
+    except DealingError:
+        return problems  # each game reports the mismatch
+    wanted = match_id_for(str(match.get("game_kind")), seed)
+    if match.get("match") != wanted:
+        problems.append(
+            f"line {match.get('_line')}: match id {match.get('match')!r}; its seed makes {wanted!r}"
+        )
+    return problems
 
 
 def _deal_problems(

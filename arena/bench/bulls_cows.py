@@ -275,22 +275,20 @@ async def play_series(
     ``a`` sits first (and so starts) in the even games, ``b`` in the odd ones. ``names`` label
     the bots (default: their strategies)."""
     from arena.records import JsonlRecorder, Recorder
-    from arena.referee import MatchFrame, match_id_for, play_game
+    from arena.referee import MatchFrame, match_id_for, play_game, seat_order
     from arena.transports.inprocess import InProcessSeat
     from bots.registry import make_bot
 
     first, second = names or (a, b)
     names = (first, second) if first != second else (f"{first}#1", f"{second}#2")
+    seed = MatchSeed.from_text(seed_text)
     if seats is None:
-        bot_a = make_bot(
-            "bulls_cows", a, {"seed": f"{seed_text}/a", **dict(a_config or {})}, names[0]
-        )
-        bot_b = make_bot(
-            "bulls_cows", b, {"seed": f"{seed_text}/b", **dict(b_config or {})}, names[1]
-        )
+        # Never the match seed itself: a bot holding it could derive the other's secrets.
+        seed_a, seed_b = seed.derive("bots", "a").hex(), seed.derive("bots", "b").hex()
+        bot_a = make_bot("bulls_cows", a, {"seed": seed_a, **dict(a_config or {})}, names[0])
+        bot_b = make_bot("bulls_cows", b, {"seed": seed_b, **dict(b_config or {})}, names[1])
         seats = (InProcessSeat(bot_a), InProcessSeat(bot_b))
     rules = {"mode": "duel", "digits": digits, "alphabet": alphabet, "max_guesses": max_guesses}
-    seed = MatchSeed.from_text(seed_text)
     match_id = match_id_for("bulls_cows", seed)
     recorder: Recorder | None = None
     if record_dir is not None:
@@ -300,12 +298,22 @@ async def play_series(
         recorder = JsonlRecorder(path)
     report = SeriesReport(names, games, [0, 0], 0, Counter(), [0, 0], [], 0.0)
     started = time.perf_counter()
-    frame = MatchFrame("bulls_cows", match_id, seed, seats, names, games, recorder)
+    frame = MatchFrame(
+        "bulls_cows",
+        match_id,
+        seed,
+        seats,
+        names,
+        games,
+        recorder,
+        seating="alternate",
+        rules=rules,
+    )
     try:
         await frame.start()
         for k in range(games):
-            a_seat = 0 if k % 2 == 0 else 1
-            order = [0, 1] if a_seat == 0 else [1, 0]
+            order = seat_order("alternate", k, 2)
+            a_seat = order.index(0)
             played = await play_game(
                 "bulls_cows",
                 [seats[i] for i in order],

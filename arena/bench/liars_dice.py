@@ -514,13 +514,15 @@ async def run_match(
     B, e.g. bots on a server, named ``a`` and ``b``), the first player alternating. Seat order
     alternates too, so neither bot always sits at seat 0. ``recorder`` gets every game;
     ``time_bank`` (keyed by ``a`` and ``b``, or the bots' names) is the match's."""
-    from arena.referee import MatchFrame, match_id_for
+    from arena.referee import MatchFrame, match_id_for, seat_order
     from arena.transports.inprocess import InProcessSeat
 
     seed = MatchSeed.from_text(seed_text)
     if seats is None:
-        bot_a = make_ld_bot(a, {"seed": seed_text, **dict(config_a or {})})
-        bot_b = make_ld_bot(b, {"seed": seed_text, **dict(config_b or {})})
+        # Never the match seed itself: a bot holding it could derive every die of the match.
+        bot_seed = seed.derive("bots").hex()
+        bot_a = make_ld_bot(a, {"seed": bot_seed, **dict(config_a or {})})
+        bot_b = make_ld_bot(b, {"seed": bot_seed, **dict(config_b or {})})
         # Two copies of one strategy must still be told apart by name (streams, tables).
         if bot_a.name == bot_b.name:
             bot_a.name, bot_b.name = f"{a}#a", f"{b}#b"
@@ -532,11 +534,21 @@ async def run_match(
     wins_a = decisions = 0
     a_won: list[bool] = []
     match_id = match_id_for("liars_dice", seed)
-    frame = MatchFrame("liars_dice", match_id, seed, seats, names, games, recorder)
+    frame = MatchFrame(
+        "liars_dice",
+        match_id,
+        seed,
+        seats,
+        names,
+        games,
+        recorder,
+        seating="alternate",
+        rules=(rules or LiarsDiceRules(players=2)).to_mapping(),
+    )
     try:
         await frame.start()
         for k in range(games):
-            order = [0, 1] if k % 2 == 0 else [1, 0]
+            order = seat_order("alternate", k, 2)
             result, used = await play_seats(
                 [seats[i] for i in order],
                 [names[i] for i in order],

@@ -15,6 +15,7 @@ from arena.cli.common import (
     at_least,
     console,
     fail,
+    fresh_seed,
     interrupt_exits,
     output_directory,
     print_json,
@@ -105,7 +106,11 @@ def match_cmd(
     a: str = typer.Option(..., "--a", help="bot A: a strategy name or a TOML config file"),
     b: str = typer.Option(..., "--b", help="bot B: a strategy name or a TOML config file"),
     games: int = typer.Option(20, help="games; A starts the even ones, B the odd ones"),
-    seed: str = typer.Option("0", help="match seed text (or 64 hex digits)"),
+    seed: str | None = typer.Option(
+        None,
+        help="match seed: 64 hex digits or any text; default: fresh from the operating system, "
+        "printed to stderr",
+    ),
     digits: int = typer.Option(3, help="symbols per code"),
     alphabet: str = typer.Option("123456789", help="the symbols codes are made of"),
     max_guesses: int = typer.Option(20, help="guesses allowed per seat"),
@@ -140,12 +145,13 @@ def match_cmd(
         fail("--max-guesses must be at least 1")
     _check_space(digits, alphabet)
     output_directory(record, "--record")
+    seed_text = fresh_seed(seed)
     series = partial(
         play_series,
         a_strategy,
         b_strategy,
         games,
-        seed,
+        seed_text,
         a_config=a_config,
         b_config=b_config,
         names=(a_name, b_name),
@@ -157,6 +163,8 @@ def match_cmd(
     )
     if server is not None and a == b:
         fail("--a and --b must name two different bots on the server")
+    if seed is None:
+        console.print(f"seed: {seed_text}", highlight=False)
     try:
         with interrupt_exits(record):
             if server is None:
@@ -172,7 +180,7 @@ def match_cmd(
         return
     low, high = report.ci95
     first, second = report.names
-    typer.echo(f"1A2B duel, {games} games, {digits} of {alphabet}, seed {seed!r}")
+    typer.echo(f"1A2B duel, {games} games, {digits} of {alphabet}, seed {seed_text!r}")
     typer.echo(f"  {first:<20} wins {report.wins[0]}")
     typer.echo(f"  {second:<20} wins {report.wins[1]}")
     typer.echo(f"  draws                     {report.draws}")
@@ -191,7 +199,9 @@ def match_cmd(
 
 def bench_cmd(
     seed: str = typer.Option("0", help="seed text of the random guesser and the evader"),
-    runs: int = typer.Option(100, help="games of each guesser against the evader"),
+    runs: int = typer.Option(
+        100, callback=at_least(1), help="games of each guesser against the evader"
+    ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """1A2B figures side by side: super comparison and optimal over all 504 secrets, every

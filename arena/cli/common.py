@@ -26,6 +26,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from arena.dealing import MatchSeed
+
 console = Console(stderr=True)
 
 
@@ -53,7 +55,8 @@ def fail(message: str, code: int = 2) -> NoReturn:
     stopped first, so the error is the last line and not followed by the bar."""
     for bar in list(_LIVE_BARS):
         bar.stop()
-    console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    # soft_wrap: one line however narrow the terminal (or 80 columns when piped), for scripts.
+    console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -103,6 +106,15 @@ def output_directory(path: Path | None, option: str) -> None:
 
 
 _SAFE_SEED_LENGTH = 48
+_RAW_SEED = re.compile(r"[0-9a-fA-F]{64}")
+_COMMITMENT_NAME = re.compile(r"c[0-9a-f]{12}", re.IGNORECASE)  # case-blind file systems
+
+
+def secret_seed(seed: str) -> bool:
+    """Whether ``seed`` is secret: a raw seed (64 hex digits, a fresh one included) or a seed
+    text made from one (``RAW/k``, a series of matches on a raw seed). Its text must not be
+    shown while the match runs, since it gives every deal away; other texts are public."""
+    return _RAW_SEED.fullmatch(seed[:64]) is not None and (len(seed) == 64 or seed[64] == "/")
 
 
 def record_path(directory: Path, prefix: str, seed: str) -> Path:
@@ -111,11 +123,30 @@ def record_path(directory: Path, prefix: str, seed: str) -> Path:
     characters, and followed by ``+`` and 12 hex digits of its SHA-256. So ``a/b`` and ``a_b``,
     or two long seeds that share their first 48 characters, never share a file, and a plain
     seed keeps its readable name (``+`` is not a safe character, so no plain seed can look
-    like a hashed one)."""
-    if _UNSAFE.search(seed) is None and 0 < len(seed) <= _SAFE_SEED_LENGTH:
+    like a hashed one).
+
+    A secret seed (`secret_seed`: 64 hex digits, a fresh seed) is not written at all: the file
+    is ``PREFIX-c<12 hex>.jsonl``, the first 12 hex digits of the seed's commitment (those of
+    its match id), since the file can be seen while the match runs. A plain seed of that form
+    (``c`` and 12 hex digits) takes the hashed name instead, so the two never share a file."""
+    if secret_seed(seed):
+        return directory / f"{prefix}-c{MatchSeed.from_text(seed).commitment()[:12]}.jsonl"
+    if (
+        _UNSAFE.search(seed) is None
+        and 0 < len(seed) <= _SAFE_SEED_LENGTH
+        and _COMMITMENT_NAME.fullmatch(seed) is None
+    ):
         return directory / f"{prefix}-{seed}.jsonl"
     digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()[:12]
     return directory / f"{prefix}-{_UNSAFE.sub('_', seed)[:_SAFE_SEED_LENGTH]}+{digest}.jsonl"
+
+
+def fresh_seed(seed: str | None) -> str:
+    """``seed`` if one was given, else a fresh seed from the operating system (64 hex digits,
+    `MatchSeed.generate`): the default of every match, so that no bot can guess it (a public
+    default such as ``1`` would let a bot check its guess against the commitment and derive
+    every deal)."""
+    return seed if seed is not None else MatchSeed.generate().hex()
 
 
 def split_names(text: str, option: str) -> list[str]:

@@ -23,6 +23,7 @@ from arena.bench.liars_dice import (
 from arena.cli.common import (
     at_least,
     fail,
+    fresh_seed,
     interrupt_exits,
     output_directory,
     print_json,
@@ -174,7 +175,12 @@ def match_command(
         None, "--bots", help="a table instead: two to five bots, comma-separated"
     ),
     games: int = typer.Option(100, "--games", callback=at_least(1), help="games to play"),
-    seed: str = typer.Option("1", "--seed", help="match seed (any text, or 64 hex digits)"),
+    seed: str | None = typer.Option(
+        None,
+        "--seed",
+        help="match seed: 64 hex digits or any text; default: fresh from the operating system, "
+        "printed to stderr",
+    ),
     rules: str | None = typer.Option(
         None, "--rules", help="ruleset: a name in configs/rulesets/ or a TOML path"
     ),
@@ -209,22 +215,48 @@ def match_command(
     except GameError as exc:
         fail(str(exc))
     output_directory(record, "--record")
+    seed_text = fresh_seed(seed)
     if bots is not None:
         if a is not None or b is not None or config_a or config_b:
             fail("--bots plays a table: leave out --a/--b and --config-a/--config-b")
         names = split_names(bots, "--bots")
-        _table(names, games, seed, ruleset, config, record, json_output, server, clock)
+        _table(
+            names,
+            games,
+            seed_text,
+            seed is None,
+            ruleset,
+            config,
+            record,
+            json_output,
+            server,
+            clock,
+        )
         return
     if a is None or b is None:
         fail("name the two bots of a duel with --a and --b, or a table with --bots")
     if config:
         fail("--config BOT=FILE is for tables (--bots); a duel takes --config-a/--config-b")
-    _duel(a, b, games, seed, ruleset, config_a, config_b, record, json_output, server, clock)
+    _duel(
+        a,
+        b,
+        games,
+        seed_text,
+        seed is None,
+        ruleset,
+        config_a,
+        config_b,
+        record,
+        json_output,
+        server,
+        clock,
+    )
 
 
 @contextmanager
 def _recorder(directory: Path | None, kind: str, seed: str) -> Iterator[JsonlRecorder | None]:
-    """A fresh JSONL record ``DIRECTORY/liars-dice-KIND-SEED.jsonl`` (replaced if it exists)."""
+    """A fresh JSONL record ``DIRECTORY/liars-dice-KIND-SEED.jsonl`` (replaced if it exists;
+    named after the seed's commitment when the seed is secret, `record_path`)."""
     if directory is None:
         yield None
         return
@@ -243,6 +275,7 @@ def _duel(
     b: str,
     games: int,
     seed: str,
+    fresh: bool,
     ruleset: LiarsDiceRules | None,
     config_a: Path | None,
     config_b: Path | None,
@@ -267,6 +300,8 @@ def _duel(
     options_a, options_b = (
         ({}, {}) if server is not None else (bot_config(config_a, a), bot_config(config_b, b))
     )
+    if fresh:
+        err.print(f"seed: {seed}")
     try:
         with (
             interrupt_exits(record),
@@ -335,6 +370,7 @@ def _table(
     names: list[str],
     games: int,
     seed: str,
+    fresh: bool,
     ruleset: LiarsDiceRules | None,
     config: list[str],
     record: Path | None,
@@ -362,6 +398,8 @@ def _table(
             f"{len(names)} bots): the last cycle is partial, so seats are not exactly balanced"
         )
     label = ", ".join(names)
+    if fresh:
+        err.print(f"seed: {seed}")
     try:
         with (
             interrupt_exits(record),

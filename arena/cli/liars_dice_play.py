@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from rich.console import Console
 from arena.cli.common import (
     at_least,
     fail,
+    fresh_seed,
     output_directory,
     print_json,
     record_path,
@@ -36,9 +36,10 @@ PLAY_HELP = (
     "testers did (seed 002 §5.1, 圖 5.4; table 5.1). Type a bid as '4 5' (four dice showing 5), "
     "'c' to challenge, 'p' for the profile (the score, and what the Bayesian player has learnt "
     "of you and the hand it imagines for you now), '?' for help, 'q' to leave. Seats and the "
-    "opener rotate every game. At the end: your win rate with its 95% interval against the fair "
-    "share, the match seed, and with --record the record of every finished game (arena verify "
-    "checks it)."
+    "opener rotate every game. The session is one match: before the first deal you see the "
+    "dealer's commitment (the seed's SHA-256); at the end your win rate with its 95% interval "
+    "against the fair share, the match seed, and with --record the match record of every "
+    "finished game (arena verify checks it; a session left early is a short match)."
 )
 
 
@@ -70,7 +71,10 @@ def play_command(
         20, "--games", callback=at_least(1), help="games to play (you may leave sooner)"
     ),
     seed: str | None = typer.Option(
-        None, "--seed", help="match seed (any text); default: a fresh random one, shown at the end"
+        None,
+        "--seed",
+        help="match seed (64 hex digits or any text); default: fresh from the operating system, "
+        "shown only when the session ends",
     ),
     name: str = typer.Option(
         "human",
@@ -100,7 +104,8 @@ def play_command(
         fail(str(exc))
     output_directory(record, "--record")
     configs = table_configs(config, names)
-    seed_text = seed if seed is not None else secrets.token_hex(8)
+    # Shown only at the end: the dice of every game follow from it.
+    seed_text = fresh_seed(seed)
     stream = sys.stderr if json_output else sys.stdout
     console = _stream_console(stream)
     try:
@@ -152,13 +157,19 @@ def play_command(
         if session is None:
             fail("interrupted before any game finished", 130)
         session.left_early = True
-    if record is not None and session.record:
+    if record is not None and session.games:
+        # Written only now: its reveal line publishes the seed, from which every die follows.
         path = record_path(record, "liars-dice-play", seed_text)
         path.unlink(missing_ok=True)
         with JsonlRecorder(path) as recorder:
             for line in session.record:
                 recorder.write(line)
-        console.say(f"record: {path} (arena verify {path})")
+        short = (
+            f"; it reports the match as short: {session.games} of the {games} games announced"
+            if session.games < games
+            else ""
+        )
+        console.say(f"record: {path} (arena verify {path}{short})")
     if json_output:
         print_json(session.to_json())
         return

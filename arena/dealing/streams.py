@@ -87,6 +87,12 @@ class MatchSeed:
     def stream(self, *parts: str | int) -> RandomStream:
         return RandomStream(self, label(*parts))
 
+    def derive(self, *parts: str | int) -> MatchSeed:
+        """A seed of its own for one purpose, read from the stream ``derived-seed/<parts>``: an
+        HMAC of this seed, so whoever holds it (a bot seeded with it) learns nothing of this
+        seed, its deals or its other streams."""
+        return MatchSeed(self.stream("derived-seed", *parts).read(SEED_BYTES))
+
 
 def label(*parts: str | int) -> str:
     if not parts:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -42,6 +43,10 @@ class BullsCowsLeagueRules(BaseModel):
     digits: int = Field(default=3, ge=1)
     alphabet: str = Field(default="123456789", min_length=1)
     max_guesses: int = Field(default=20, ge=1)
+
+
+_SECRET_SEED = re.compile(r"[0-9a-fA-F]{64}")
+"""A raw 256-bit seed, as `MatchSeed.from_hex` takes it: what a league on a server must use."""
 
 
 class LeagueConfigError(ArenaError):
@@ -126,6 +131,13 @@ class LeagueConfig(BaseModel):
                     "with 'server' the bots are the connected bots of those names; their "
                     "strategy and config belong to `bots run` (found on: "
                     f"{', '.join(configured)})"
+                )
+            if not _SECRET_SEED.fullmatch(self.league_seed):
+                raise ValueError(
+                    'a league on a server needs a secret seed of 64 hex digits (seed = "…" or '
+                    "--seed; e.g. from `python -c 'import secrets; print(secrets.token_hex(32))'`"
+                    f"): the bots see the commitment, so a text seed such as "
+                    f"{self.league_seed!r} could be guessed and every deal derived from it"
                 )
         return self
 

@@ -202,7 +202,17 @@ async def run_table(
     decisions = 0
     started = time.perf_counter()
     match_id = match_id_for("liars_dice", seed)
-    frame = MatchFrame("liars_dice", match_id, seed, seats, names, games, recorder)
+    frame = MatchFrame(
+        "liars_dice",
+        match_id,
+        seed,
+        seats,
+        names,
+        games,
+        recorder,
+        seating="permutations",
+        rules=rules.to_mapping(),
+    )
     try:
         await frame.start()
         for k in range(games):
@@ -253,8 +263,10 @@ def in_process_seats(
 
     names = table_names(strategies)
     seats: list[Seat] = []
+    # Never the match seed itself: a bot holding it could derive every die of the match.
+    bot_seed = MatchSeed.from_text(seed_text).derive("bots").hex()
     for strategy, name in zip(strategies, names, strict=True):
-        bot = make_ld_bot(strategy, {"seed": seed_text, **dict(configs.get(strategy, {}))})
+        bot = make_ld_bot(strategy, {"seed": bot_seed, **dict(configs.get(strategy, {}))})
         bot.name = name
         seats.append(InProcessSeat(bot))
     return names, seats

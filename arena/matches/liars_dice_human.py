@@ -10,10 +10,14 @@ learnt of you and the hand it imagines for you now) and ``q`` (leave; ``reset`` 
 as every game starts fresh).
 
 Game k seats the players in the (k mod N!)-th ordering, as `arena match liars-dice` tables do,
-so over N! games the person sits in every seat and opens as often as each bot. The dice come
-from the session's match seed. The record of every finished game (passes `arena verify`) is kept
-in memory and handed over when the session ends: its ``reveal`` lines publish the match seed,
-from which the later games' dice follow, so nothing is written while the person still plays.
+so over N! games the person sits in every seat and opens as often as each bot. The session is
+one match in a `MatchFrame` (seed 000's commit–reveal): before the first roll every player,
+the person too, is shown the commitment of the match seed, the dice come from that seed, and
+when the last game ends the seed is revealed. The record — the match line, every finished
+game, the reveal — is kept in memory and handed over when the session ends (`arena verify`
+checks it): its ``reveal`` line publishes the match seed, from which the later games' dice
+follow, so nothing is written while the person still plays. A session the person leaves early
+is a match stopped early: its reveal is still written, and `arena verify` reports it short.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.dealing import MatchSeed
+from arena.dealing import MatchSeed, check_reveal
 from arena.games.errors import InvalidActionError
 from arena.games.liars_dice import (
     Bid,
@@ -37,8 +41,9 @@ from arena.games.liars_dice import (
 from arena.matches.liars_dice import check_table, play_table_game
 from arena.matches.stats import Interval, proportion_interval
 from arena.records import MemoryRecorder
+from arena.referee import MatchFrame, match_id_for
 from arena.transports.base import Seat
-from protocol.games.common import GameEnd, GameStart, Penalty
+from protocol.games.common import GameEnd, GameStart, MatchEnd, MatchStart, Penalty
 from protocol.games.liars_dice import (
     BidMade,
     DiceRolled,
@@ -126,6 +131,9 @@ class HumanSeat:
         """Called for ``p``: shows the score and what the bots know (the CLI draws it)."""
         self.players: list[str] = []
         self.seat = 0
+        self.commitment: str | None = None
+        """The match seed's commitment, from ``match_start``: the revealed seed is checked
+        against it."""
 
     def _who(self, seat: int) -> str:
         return "you" if seat == self.seat else self.players[seat]
@@ -138,6 +146,15 @@ class HumanSeat:
             self.console.say(line)
 
     def _describe(self, payload: Any) -> list[str]:
+        if isinstance(payload, MatchStart):
+            self.commitment = payload.seed_commitment
+            return [
+                f"A match of {payload.games} games. The dealer commits to seed SHA-256 "
+                f"{payload.seed_commitment}; the seed is shown when the match ends, and every "
+                "die can then be checked against it (arena verify)."
+            ]
+        if isinstance(payload, MatchEnd):
+            return self._match_end(payload)
         if isinstance(payload, GameStart):
             self.players = list(payload.players)
             self.seat = payload.seat
@@ -168,6 +185,15 @@ class HumanSeat:
             won = self.seat in payload.winners
             return ["You win the game." if won else "You lose the game."]
         return []
+
+    def _match_end(self, end: MatchEnd) -> list[str]:
+        if self.commitment is None:
+            verdict = "no commitment was shown at the start to check it against"
+        elif check_reveal(self.commitment, end.seed):
+            verdict = "its SHA-256 is the commitment shown at the start"
+        else:
+            verdict = "its SHA-256 is NOT the commitment shown at the start"
+        return ["", f"The match is over. The dealer reveals the seed {end.seed}: {verdict}."]
 
     def _reveal(self, reveal: Reveal) -> list[str]:
         hands = " · ".join(
@@ -293,7 +319,8 @@ class HumanSession:
     """Per finished game: winners ÷ seats, what every player would win if all were equal."""
     left_early: bool = False
     record: list[dict[str, Any]] = field(default_factory=list)
-    """The record lines of the finished games (`arena verify` checks them)."""
+    """The match record: the match line, the lines of the finished games, and (once the session
+    is over) the reveal (`arena verify` checks it)."""
 
     @property
     def games(self) -> int:
@@ -335,32 +362,60 @@ async def play_session(
     rules: LiarsDiceRules | None = None,
     on_game: Callable[[HumanSession], None] | None = None,
 ) -> HumanSession:
-    """Up to ``games`` games of the person against ``bots`` (name, seat); ends early, keeping
-    the finished games, when the person quits. ``on_game`` hears of each finished game."""
+    """Up to ``games`` games of the person against ``bots`` (name, seat), one match announced
+    as ``games`` games; ends early, keeping the finished games, when the person quits (the
+    match's seed is then revealed in the record, but no ``match_end`` is sent: the match did not
+    finish). ``on_game`` hears of each finished game."""
     players = [person.name, *(name for name, _ in bots)]
     rules = check_table(players, rules)
     seats: list[Seat] = [person, *(seat for _, seat in bots)]
-    session = HumanSession(person.name, players[1:], seed_text, rules.to_mapping())
     seed = MatchSeed.from_text(seed_text)
-    for k in range(games):
-        recorder = MemoryRecorder()
-        try:
-            winners, _ = await play_table_game(
-                k,
-                players,
-                seats,
-                seed,
-                rules,
-                "human",
-                deadline_ms=HUMAN_DEADLINE_MS,
-                recorder=recorder,
-            )
-        except Quit:
-            session.left_early = True
-            break
-        session.outcomes.append(0 in winners)
-        session.fair_shares.append(len(winners) / len(players))
-        session.record.extend(recorder.lines)
-        if on_game is not None:
-            on_game(session)
+    match_id = match_id_for("liars_dice", seed)
+    # The frame writes the match line and the reveal straight into the session's record; each
+    # game's lines join it only once the game has finished.
+    framing = MemoryRecorder()
+    session = HumanSession(
+        person.name, players[1:], seed_text, rules.to_mapping(), record=framing.lines
+    )
+    frame = MatchFrame(
+        "liars_dice",
+        match_id,
+        seed,
+        seats,
+        players,
+        games,
+        framing,
+        seating="permutations",
+        rules=rules.to_mapping(),
+    )
+    try:
+        await frame.start()
+        for k in range(games):
+            recorder = MemoryRecorder()
+            try:
+                winners, _ = await play_table_game(
+                    k,
+                    players,
+                    seats,
+                    seed,
+                    rules,
+                    match_id,
+                    deadline_ms=HUMAN_DEADLINE_MS,
+                    recorder=recorder,
+                    reveal=False,
+                )
+            except Quit:
+                session.left_early = True
+                break
+            frame.tally(players, [float(player in winners) for player in range(len(players))])
+            session.outcomes.append(0 in winners)
+            session.fair_shares.append(len(winners) / len(players))
+            session.record.extend(recorder.lines)
+            if on_game is not None:
+                on_game(session)
+        else:
+            await frame.finish()
+    finally:
+        # Also when the person leaves or Ctrl-C stops a bot: nothing more is dealt from the seed.
+        frame.close()
     return session

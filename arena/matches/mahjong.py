@@ -308,6 +308,8 @@ async def play_match(
         [players[player] for player in first_seating],
         spec.games,
         recorder,
+        seating=f"mahjong-{spec.layout}",
+        rules=rules,
     )
     try:
         await frame.start()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
+from arena.dealing import MatchSeed
 
 runner = CliRunner()
 SHIPPED_CONFIGS = sorted(
@@ -85,3 +87,22 @@ def test_match_needs_a_positive_deadline(deadline: str) -> None:
     assert result.exit_code == 2
     assert f"error: --deadline-ms must be at least 1, got {deadline}" in result.output
     assert "Traceback" not in result.output and "greater_than_equal" not in result.output
+
+
+def test_match_without_seed_draws_a_fresh_one_and_prints_it_first(tmp_path: Path) -> None:
+    args = ["match", "bulls-cows", "--a", "frequency", "--b", "random", "--games", "2", "--json"]
+    first = runner.invoke(app, [*args, "--record", str(tmp_path)])
+    second = runner.invoke(app, args)
+    assert first.exit_code == 0 and second.exit_code == 0, first.output + second.output
+    seeds = [re.findall(r"^seed: ([0-9a-f]{64})$", r.stderr, re.M) for r in (first, second)]
+    assert len(seeds[0]) == 1 and len(seeds[1]) == 1 and seeds[0] != seeds[1]
+    seed = seeds[0][0]
+    # The record is named after the match id (the commitment), never the seed.
+    (record,) = tmp_path.glob("*.jsonl")
+    commitment = MatchSeed.from_hex(seed).commitment()
+    assert record.name == f"bulls-cows-{commitment[:12]}.jsonl"
+    # The seed printed replays the match; a given seed is not printed.
+    again = runner.invoke(app, [*args, "--seed", seed])
+    assert "seed: " not in again.stderr
+    data, replayed = json.loads(first.stdout), json.loads(again.stdout)
+    assert {**data, "seconds": 0} == {**replayed, "seconds": 0}

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.common import finite_json, print_json, record_path
+from arena.cli.common import finite_json, print_json, record_path, secret_seed
+from arena.dealing import MatchSeed
 from arena.matches.stats import mean_interval
 
 
@@ -64,3 +65,33 @@ def test_seeds_that_look_alike_get_different_record_files(
         if "+" in path.name:  # hashed: the seed's full SHA-256 prefix names it
             digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()[:12]
             assert path.name.endswith(f"+{digest}.jsonl")
+
+
+def test_a_secret_seed_names_its_record_after_the_commitment(tmp_path: Path) -> None:
+    seed = MatchSeed.generate()
+    commitment = seed.commitment()
+    path = record_path(tmp_path, "mahjong", seed.hex())
+    assert path == tmp_path / f"mahjong-c{commitment[:12]}.jsonl"
+    # Not one run of the seed's digits is shown (a plain seed's name showed 48 of the 64).
+    assert not any(seed.hex()[i : i + 8] in path.name for i in range(57))
+    assert record_path(tmp_path, "mahjong", seed.hex().upper()) == path
+    # A series on a raw seed (`S/0`, `S/1` …) is as secret: each match is named after its own.
+    series = [record_path(tmp_path, "mahjong", f"{seed.hex()}/{k}") for k in range(3)]
+    assert len(set(series)) == 3 and path not in series
+    for k, named in enumerate(series):
+        own = MatchSeed.from_text(f"{seed.hex()}/{k}").commitment()[:12]
+        assert named.name == f"mahjong-c{own}.jsonl" and seed.hex()[:12] not in named.name
+
+
+@pytest.mark.parametrize("text", ["c0123456789ab", "C0123456789AB"])
+def test_a_plain_seed_that_looks_like_a_commitment_name_is_hashed(
+    tmp_path: Path, text: str
+) -> None:
+    path = record_path(tmp_path, "mahjong", text)
+    assert "+" in path.name and path.name.startswith(f"mahjong-{text}+")
+    # 63 or 65 hex digits, or hex with a text tail, are plain texts, named as before.
+    hashed = hashlib.sha256(b"a" * 63).hexdigest()[:12]
+    assert record_path(tmp_path, "x", "a" * 63).name == f"x-{'a' * 48}+{hashed}.jsonl"
+    assert secret_seed("a" * 64) and secret_seed("a" * 64 + "/7")
+    for plain in ("a" * 63, "a" * 65, "a" * 64 + "x", "g" * 64):
+        assert not secret_seed(plain)

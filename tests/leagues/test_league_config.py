@@ -162,6 +162,16 @@ def test_the_fingerprint_ignores_how_a_league_is_run(tmp_path: Path) -> None:
     assert config.with_overrides(seed="other").fingerprint() != config.fingerprint()
 
 
+def test_a_league_on_a_server_needs_a_secret_seed(tmp_path: Path) -> None:
+    on_server = 'server = "ws://127.0.0.1:8765"\n' + TWO_DICE_BOTS
+    message = refused(tmp_path, on_server)
+    assert "secret seed of 64 hex digits" in message and "'dice'" in message
+    secret = "ab" * 32
+    config = load_league(write(tmp_path, f'seed = "{secret}"\n' + on_server))
+    assert config.league_seed == secret
+    assert "secret seed" in refused(tmp_path, 'seed = "2026"\n' + on_server)
+
+
 def test_a_time_bank_is_a_new_league_and_its_absence_keeps_old_leagues(tmp_path: Path) -> None:
     config = load_league(write(tmp_path, TWO_DICE_BOTS))
     # The fingerprint of this config before `bank_ms` existed: stored leagues must still resume.

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
+from arena.dealing import MatchSeed
 
 runner = CliRunner()
 
@@ -65,7 +67,8 @@ def test_a_good_config_plays(tmp_path: Path) -> None:
 
 
 def test_a_duel_reports_its_interval() -> None:
-    args = ["match", "liars-dice", "--a", "probability", "--b", "type9", "--games", "200"]
+    args = ["match", "liars-dice", "--a", "probability", "--b", "type9", "--seed", "1"]
+    args += ["--games", "200"]
     data = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
     interval = data["win_rate_a_ci95"]
     assert interval["n"] == 200 and interval["low"] < data["win_rate_a"] < interval["high"]
@@ -250,3 +253,41 @@ def test_records_of_seeds_that_look_alike_do_not_overwrite_each_other(tmp_path: 
     names = sorted(path.name for path in tmp_path.glob("*.jsonl"))
     assert len(names) == 5
     assert "liars-dice-duel-a_b.jsonl" in names and "liars-dice-duel-plain-1.jsonl" in names
+
+
+# -- the default seed is fresh, never a public text ---------------------------------------------
+
+
+def _printed_seed(stderr: str) -> str:
+    (seed,) = re.findall(r"^seed: ([0-9a-f]{64})$", stderr, re.M)
+    return seed
+
+
+@pytest.mark.parametrize(
+    "bots", [["--a", "probability", "--b", "type9"], ["--bots", "probability,type9,type5"]]
+)
+def test_without_seed_a_match_draws_a_fresh_one_and_prints_it_first(
+    tmp_path: Path, bots: list[str]
+) -> None:
+    args = ["match", "liars-dice", *bots, "--games", "6", "--json"]
+    first = runner.invoke(app, [*args, "--record", str(tmp_path / "a")])
+    second = runner.invoke(app, args)
+    assert first.exit_code == 0 and second.exit_code == 0, first.output + second.output
+    seed = _printed_seed(first.stderr)
+    assert seed != _printed_seed(second.stderr)
+    assert first.stderr.index(f"seed: {seed}") < first.stderr.index("record:")
+    data = json.loads(first.stdout)
+    if "seed" in data:  # a table's JSON names its seed
+        assert data["seed"] == seed
+    # The record is named after the commitment (the match id's digits), never the seed, and
+    # the seed printed replays the match.
+    (record,) = (tmp_path / "a").glob("*.jsonl")
+    commitment = MatchSeed.from_hex(seed).commitment()
+    assert record.name.endswith(f"-c{commitment[:12]}.jsonl") and seed[:12] not in record.name
+    assert json.loads(record.read_text().splitlines()[0])["seed_commitment"] == commitment
+    again = runner.invoke(app, [*args, "--seed", seed])
+    assert "seed: " not in again.stderr  # a given seed is not printed again
+    strip = ("seconds",)
+    assert {k: v for k, v in json.loads(again.stdout).items() if k not in strip} == {
+        k: v for k, v in data.items() if k not in strip
+    }

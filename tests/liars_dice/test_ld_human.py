@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
+from arena.dealing import MatchSeed
 from arena.games.liars_dice import Bid, LiarsDiceGame, LiarsDiceRules, Reroll, parse_action
 from arena.matches.liars_dice import TableError, in_process_seats
 from arena.matches.liars_dice_human import (
@@ -23,7 +25,8 @@ from arena.matches.liars_dice_human import (
     read_command,
 )
 from arena.records import JsonlRecorder
-from arena.replay import verify_record
+from arena.referee import match_id_for
+from arena.replay import check_record, verify_record
 
 runner = CliRunner()
 
@@ -89,21 +92,36 @@ def lines(*typed: str) -> Callable[[str, list[str]], str | None]:
     return lambda prompt, shown: next(queue, None)
 
 
-def _session(person: Person, games: int, profile: Callable[[], None] | None = None) -> HumanSession:
-    names, seats = in_process_seats(["probability"], "h", {})
+def _session(
+    person: Person, games: int, profile: Callable[[], None] | None = None, seed: str = "h"
+) -> HumanSession:
+    names, seats = in_process_seats(["probability"], seed, {})
     seat = HumanSeat(person.console, "alice", profile=profile)
-    return asyncio.run(play_session(seat, list(zip(names, seats, strict=True)), games, "h"))
+    return asyncio.run(play_session(seat, list(zip(names, seats, strict=True)), games, seed))
+
+
+def _write(session: HumanSession, path: Path) -> Path:
+    with JsonlRecorder(path) as recorder:
+        for line in session.record:
+            recorder.write(line)
+    return path
 
 
 def test_a_session_plays_every_game_and_its_record_verifies(tmp_path: Path) -> None:
     session = _session(Person(simple), 6)
     assert session.games == 6 and not session.left_early
     assert session.fair_share == 0.5
-    path = tmp_path / "play.jsonl"
-    with JsonlRecorder(path) as recorder:
-        for line in session.record:
-            recorder.write(line)
+    path = _write(session, tmp_path / "play.jsonl")
     assert len(verify_record(path)) == 6
+    # One match frame around the games: commitment first, the seed once, after the last game.
+    report = check_record(path)
+    assert report.ok and len(report.matches) == 1 and report.matches[0].games == 6
+    match, reveal = session.record[0], session.record[-1]
+    seed = MatchSeed.from_text("h")
+    assert match["type"] == "match" and match["games"] == 6
+    assert match["seed_commitment"] == seed.commitment()
+    assert reveal["type"] == "reveal" and reveal["seed"] == seed.hex() and reveal["games"] == 6
+    assert [line["type"] for line in session.record].count("reveal") == 1
     # The person's result in the record is the one the session counted, seat by seat.
     results = [line for line in session.record if line["type"] == "result"]
     headers = [line for line in session.record if line["type"] == "header"]
@@ -128,17 +146,55 @@ def test_bad_input_names_the_rule_and_is_asked_again() -> None:
     assert not [line for line in session.record if line["type"] == "failure"]
 
 
-def test_leaving_mid_game_keeps_only_the_finished_games() -> None:
+def _games(session: HumanSession) -> list[dict[str, object]]:
+    return [line for line in session.record if line["type"] not in ("match", "reveal")]
+
+
+def test_leaving_mid_game_keeps_only_the_finished_games(tmp_path: Path) -> None:
     finished = _session(Person(simple), 2)
 
     def leave_in_third_game(prompt: str, shown: list[str]) -> str | None:
         begun = sum(text.startswith("A new game") for text in shown)
         return "q" if begun == 3 else simple(prompt, shown)
 
-    session = _session(Person(leave_in_third_game), 10)
+    person = Person(leave_in_third_game)
+    session = _session(person, 10)
     assert session.left_early and session.games == 2
     assert session.outcomes == finished.outcomes
-    assert session.record == finished.record
+    assert _games(session) == _games(finished)
+    # A match stopped early: announced 10, two played; the seed is still revealed, once.
+    assert session.record[0]["games"] == 10
+    assert session.record[-1]["type"] == "reveal" and session.record[-1]["games"] == 2
+    assert session.record[-1]["seed"] == MatchSeed.from_text("h").hex()
+    # No match_end for a match that did not finish: the person is not told it is over.
+    assert not any("The match is over" in text for text in person.shown)
+    # Every game it holds verifies; the match as a whole is reported short.
+    report = check_record(_write(session, tmp_path / "short.jsonl"))
+    assert all(game.ok for game in report.games) and len(report.games) == 2
+    (match,) = report.matches
+    assert not match.ok
+    assert any("announced 10 games" in problem for problem in match.problems)
+
+
+def test_the_person_sees_the_commitment_before_the_dice_and_the_seed_after_the_match() -> None:
+    person = Person(simple)
+    session = _session(person, 2)
+    seed = MatchSeed.from_text("h")
+    shown = person.shown
+    committed = next(i for i, text in enumerate(shown) if seed.commitment() in text)
+    first_dice = next(i for i, text in enumerate(shown) if text.startswith("Your dice"))
+    assert committed < first_dice
+    assert "The dealer commits to seed SHA-256" in shown[committed]
+    assert not any(seed.hex() in text for text in shown[:-1])  # the seed comes last, once
+    assert shown[-1] == (
+        f"The match is over. The dealer reveals the seed {seed.hex()}: its SHA-256 is the "
+        "commitment shown at the start."
+    )
+    # The match id is the commitment's, not a fixed name, and never holds the seed.
+    headers = [line for line in session.record if line["type"] == "header"]
+    assert {h["match"] for h in headers} == {match_id_for("liars_dice", seed)}
+    other = _session(Person(simple), 1, seed="h2")
+    assert other.record[0]["match"] != session.record[0]["match"]
 
 
 def test_the_end_of_input_leaves_the_table() -> None:
@@ -214,6 +270,42 @@ def test_play_command_prints_the_score_seed_and_writes_a_record(tmp_path: Path) 
     assert 0.0 <= data["win_rate"] <= 1.0 and not data["left_early"]
     (record,) = tmp_path.glob("*.jsonl")
     assert len(verify_record(record)) == 4
+
+
+def test_play_command_default_seed_is_fresh_and_shown_only_at_the_end(tmp_path: Path) -> None:
+    args = ["liars-dice", "play", "--against", "probability", "--games", "2"]
+    typed = "\n".join(TYPED * 30) + "\n"
+    result = runner.invoke(app, [*args, "--record", str(tmp_path)], input=typed)
+    assert result.exit_code == 0, result.output
+    (seed,) = re.findall(r"match seed: ([0-9a-f]{64}) ", result.output)
+    commitment = MatchSeed.from_hex(seed).commitment()
+    # The commitment is shown before the first die, the seed only after the last move.
+    assert result.output.index(commitment) < result.output.index("Your dice")
+    assert result.output.index(seed) > result.output.rindex("your move")
+    assert f"The dealer reveals the seed {seed}: its SHA-256 is the commitment" in result.output
+    # The record is named after the commitment, not the seed, and verifies.
+    (record,) = tmp_path.glob("*.jsonl")
+    assert record.name == f"liars-dice-play-c{commitment[:12]}.jsonl"
+    verified = runner.invoke(app, ["verify", str(record)])
+    assert verified.exit_code == 0, verified.output
+    # Another session draws another seed.
+    again = runner.invoke(app, args, input="q\n")
+    assert seed not in again.output and "match seed: " in again.output
+
+
+def test_a_session_left_early_is_recorded_as_a_short_match(tmp_path: Path) -> None:
+    args = ["liars-dice", "play", "--against", "probability", "--games", "20", "--seed", "s"]
+    typed = "\n".join([*TYPED, *TYPED, "q"]) + "\n"
+    result = runner.invoke(app, [*args, "--record", str(tmp_path)], input=typed)
+    assert result.exit_code == 0, result.output
+    assert "you left early" in result.output and "The match is over" not in result.output
+    (record,) = tmp_path.glob("*.jsonl")
+    assert "it reports the match as short" in " ".join(result.output.split())
+    verified = runner.invoke(app, ["verify", str(record)])
+    shown = " ".join(verified.output.split())
+    assert verified.exit_code == 1
+    assert "the match announced 20 games, the record holds 3 (3 finished)" in shown
+    assert shown.count("decisions ok") == 3  # every game it holds checks out
 
 
 def test_play_command_shows_what_bayes_learnt_of_the_person() -> None:

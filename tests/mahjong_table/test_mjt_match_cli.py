@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
+from arena.dealing import MatchSeed
 
 runner = CliRunner()
 
@@ -124,3 +126,15 @@ def test_a_bare_scoring_table_is_not_a_match_ruleset(tmp_path: Path) -> None:
     assert result.exit_code == 2
     flat = " ".join(result.output.split())
     assert "missing key 'game'" in flat and "None" not in flat
+
+
+def test_a_fresh_seed_is_printed_first_and_never_names_a_record(tmp_path: Path) -> None:
+    args = ["--bots", "greedy,random", "--layout", "ab", "--games", "4", "--json"]
+    for matches, directory in (("1", tmp_path / "one"), ("2", tmp_path / "series")):
+        result = _match(*args, "--matches", matches, "--record", str(directory))
+        (seed,) = re.findall(r"^seed: ([0-9a-f]{64})$", result.stderr, re.M)
+        names = sorted(path.name for path in directory.glob("*.jsonl"))
+        texts = [seed] if matches == "1" else [f"{seed}/{k}" for k in range(2)]
+        commitments = sorted(MatchSeed.from_text(text).commitment()[:12] for text in texts)
+        assert names == [f"mahjong-c{digits}.jsonl" for digits in commitments]
+        assert not any(seed[i : i + 8] in name for name in names for i in range(57))

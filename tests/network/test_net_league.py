@@ -23,7 +23,7 @@ MAHJONG_ON_SERVER = """
 name = "table"
 game = "mahjong"
 games = 4
-seed = "5"
+seed = "5555555555555555555555555555555555555555555555555555555555555555"
 [[bots]]
 name = "g1"
 [[bots]]
@@ -41,7 +41,7 @@ async def test_a_league_on_a_server_gives_the_in_process_games(tmp_path: Path) -
     local_config = tmp_path / "local.toml"
     local_config.write_text(
         MAHJONG_ON_SERVER.replace('name = "g', 'bot = "greedy"\nname = "g').replace(
-            'seed = "5"', 'seed = "5"\nlayout = "rotate"'
+            'game = "mahjong"', 'game = "mahjong"\nlayout = "rotate"'
         ),
         encoding="utf-8",
     )
@@ -64,6 +64,7 @@ async def test_a_league_on_a_server_gives_the_in_process_games(tmp_path: Path) -
 
 DICE_ON_SERVER = """
 name = "dice"
+seed = "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
 game = "liars-dice"
 games = 12
 jobs = 2

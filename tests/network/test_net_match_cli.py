@@ -15,7 +15,14 @@ from net_helpers import (
     ws_url,
 )
 
+from arena.dealing import MatchSeed
 from bots.registry import make_bot
+
+
+def bot_seed(match_seed: str, *parts: str) -> str:
+    """The seed in-process bots get: derived from the match seed, never the seed itself."""
+    return MatchSeed.from_text(match_seed).derive("bots", *parts).hex()
+
 
 MATCH = ["match", "mahjong", "--games", "4", "--seed", "5", "--json"]
 
@@ -54,10 +61,12 @@ async def test_1a2b_series_over_the_server_equals_the_in_process_series() -> Non
     series = ["match", "bulls-cows", "--games", "6", "--seed", "5", "--json"]
     local = await run_arena(*series, "--a", "optimal", "--b", "super-comparison")
     async with running_server() as server:
-        # The in-process series seeds bot A with "<seed>/a" and bot B with "<seed>/b".
+        # The in-process series seeds bot A and bot B from seeds derived from the match seed.
         bots = {
-            "p1": make_bot("bulls_cows", "optimal", {"seed": "5/a"}, name="p1"),
-            "p2": make_bot("bulls_cows", "super-comparison", {"seed": "5/b"}, name="p2"),
+            "p1": make_bot("bulls_cows", "optimal", {"seed": bot_seed("5", "a")}, name="p1"),
+            "p2": make_bot(
+                "bulls_cows", "super-comparison", {"seed": bot_seed("5", "b")}, name="p2"
+            ),
         }
         async with clients(ws_url(server), "bulls_cows", bots):
             remote = await run_arena(*series, "--server", ws_url(server), "--a", "p1", "--b", "p2")
@@ -73,7 +82,7 @@ async def test_liars_dice_match_over_the_server_equals_the_in_process_match() ->
     async with running_server() as server:
         # Same names and seeds as the in-process match, so the bots draw the same streams.
         bots = {
-            name: make_bot("liars_dice", name, {"seed": "5"}, name=name)
+            name: make_bot("liars_dice", name, {"seed": bot_seed("5")}, name=name)
             for name in ("bayes", "random-guess")
         }
         async with clients(ws_url(server), "liars_dice", bots):
@@ -91,7 +100,9 @@ async def test_a_liars_dice_table_over_the_server_equals_the_in_process_table() 
     table += ["--bots", ",".join(names)]
     local = await run_arena(*table)
     async with running_server() as server:
-        bots = {name: make_bot("liars_dice", name, {"seed": "8"}, name=name) for name in names}
+        bots = {
+            name: make_bot("liars_dice", name, {"seed": bot_seed("8")}, name=name) for name in names
+        }
         async with clients(ws_url(server), "liars_dice", bots):
             remote = await run_arena(*table, "--server", ws_url(server))
     assert remote["results"] == local["results"]

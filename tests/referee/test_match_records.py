@@ -156,6 +156,37 @@ def _reverse_players(lines: list[Line]) -> list[Line]:
     return lines
 
 
+def _swap_seats_of_two_games(lines: list[Line]) -> list[Line]:
+    """Reverse the seats of games 0 and 2 (and their results with them): each player's total is
+    unchanged when both swaps cancel out, but who won each game is not."""
+    lines = copy.deepcopy(lines)
+    for n in (0, 2):
+        header = lines[_index(lines, "header")[n]]
+        header["players"] = header["players"][::-1]
+    return lines
+
+
+def _strip_frame(lines: list[Line]) -> list[Line]:
+    """Cut the match line and the final reveal, give every game its own reveal, and play the
+    games in reverse order: each game alone still replays."""
+    reveal = {"type": "reveal", "seed": lines[-1]["seed"]}
+    headers = _index(lines, "header")
+    games = [lines[a:b] for a, b in zip(headers, [*headers[1:], len(lines) - 1], strict=True)]
+    return [line for game in reversed(games) for line in [*game, reveal]]
+
+
+def _edit_rules_of_one_game(lines: list[Line]) -> list[Line]:
+    lines = copy.deepcopy(lines)
+    lines[_index(lines, "header")[1]]["rules"]["forged"] = True
+    return lines
+
+
+def _forge_fallback(lines: list[Line]) -> list[Line]:
+    lines = copy.deepcopy(lines)
+    lines[_index(lines, "decision")[1]]["fallback"] = True
+    return lines
+
+
 TAMPERS: dict[str, Callable[[list[Line]], list[Line]]] = {
     "game cut short": lambda lines: [*lines[: _index(lines, "header")[1] - 2], lines[-1]],
     "result deleted": lambda lines: [
@@ -177,6 +208,12 @@ TAMPERS: dict[str, Callable[[list[Line]], list[Line]]] = {
     "reveal deleted": lambda lines: lines[:-1],
     "match cut short": lambda lines: [*lines[: _index(lines, "header")[3]], lines[-1]],
     "totals edited": _set("reveal", 0, "totals", [0.0, 0.0, 0.0, 0.0]),
+    "seats swapped, totals kept": _swap_seats_of_two_games,
+    "frame stripped, games reordered": _strip_frame,
+    "announced games hidden": _set("match", 0, "games", None),
+    "rules edited in one game": _edit_rules_of_one_game,
+    "a decision marked as a fallback": _forge_fallback,
+    "game id edited": _set("header", 1, "game", "g99"),
 }
 
 
@@ -235,3 +272,18 @@ def test_an_interrupted_match_still_reveals_what_was_played(tmp_path: Path) -> N
     assert all(check.ok for check in report.games) and len(report.games) == 3
     (match,) = report.matches
     assert match.problems == ["the match announced 10 games, the record holds 3 (3 finished)"]
+
+
+def test_in_process_bots_never_hold_the_match_seed() -> None:
+    seats = run_match_seats("bot-seed-secret")
+    seed = MatchSeed.from_text("bot-seed-secret")
+    for seat in seats:
+        held = seat.bot.seed_text  # type: ignore[attr-defined]
+        assert held not in ("bot-seed-secret", seed.hex())
+        assert held == seed.derive("bots").hex()
+
+
+def run_match_seats(seed_text: str) -> list[InProcessSeat]:
+    names, seats = in_process_seats(["random-guess", "type5"], seed_text, {})
+    assert names == ["random-guess", "type5"]
+    return [seat for seat in seats if isinstance(seat, InProcessSeat)]
