@@ -31,5 +31,6 @@ echo
 echo "== Seed 002: random-guess against the 32 test personalities, 100 games each"
 "$arena" liars-dice gauntlet --bot random-guess --games 100 --seed "$seed"
 echo
-echo "Every league game is in $db (arena league FILE ${seed_option[*]} --db $db --show);"
+show="arena league FILE${ARENA_SEED:+ --seed $ARENA_SEED} --db $db --show"
+echo "Every league game is in $db ($show);"
 echo "records are under $records/: try 'arena replay FILE' or 'arena verify FILE'."
