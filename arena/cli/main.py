@@ -41,6 +41,7 @@ CLI_MODULES: tuple[str, ...] = (
     "arena.cli.bulls_cows",
     "arena.cli.mahjong_match",
     "arena.cli.mahjong",
+    "arena.cli.mahjong_score",
     "arena.cli.liars_dice",
     "arena.cli.serve",
     "arena.cli.league",
