@@ -69,7 +69,8 @@ EXAMPLES: tuple[ExampleGame, ...] = (
         deal={"game_index": 0},
         intro=(
             "Two bots each guess the other's code and answer the other's guesses. A guess is "
-            "asked with no `legal` list (504 codes) but a `hint`; answers and reveals are listed. "
+            "asked with no `legal` list (504 codes) but a `hint`; answers are listed, and a "
+            "reveal is asked with a `hint` only (the code must match every answer given). "
             "Seat 0 answers adaptively (the evader keeps the most codes possible), which is legal "
             "as long as its reveal at the end matches every answer."
         ),
@@ -144,7 +145,7 @@ async def transcript_of(example: ExampleGame) -> list[tuple[int, str, str]]:
         deal=example.deal,
         players=names,
         match_id="doc",
-        game_id="g1",
+        game_id="g0",
         reveal=False,
     )
     frame.tally(names, played.result.scores)
@@ -213,7 +214,9 @@ def _type_cell(annotation: Any) -> str:
 def _field_rows(model: type[BaseModel]) -> list[str]:
     rows = []
     for name, info in model.model_fields.items():
-        required = "yes" if info.is_required() else "no"
+        # A message's `type` (and a payload's `game`/`kind`) has a default in the model, but the
+        # server reads the message by it: a frame without it is refused, so it is required.
+        required = "yes" if info.is_required() or name in ("type", "kind") else "no"
         meaning = info.description or (
             "always " + json.dumps(info.default) if name == "type" else ""
         )

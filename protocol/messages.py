@@ -87,7 +87,9 @@ class Envelope(WireModel):
     match: str | None = Field(default=None, description="match id, where the message is in one")
     game: str | None = Field(default=None, description="game id within the match")
     seat: int | None = Field(default=None, description="the receiving/acting seat (0-based)")
-    seq: int | None = Field(default=None, description="request number, echoed by the action")
+    seq: int | None = Field(
+        default=None, description="request number within the game (from 1), echoed by the action"
+    )
 
 
 class Hello(Envelope):

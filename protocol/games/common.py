@@ -20,7 +20,9 @@ class MatchStart(ArenaPayload):
     game_kind: GameKind = Field(description="which game the match plays")
     players: list[str] = Field(description="bot names, in seat order of the first game")
     games: int = Field(description="number of games in the match")
-    seed_commitment: str = Field(description="hex SHA-256 of the 32-byte match seed")
+    seed_commitment: str = Field(
+        description="hex SHA-256 of the match seed's 32 bytes (the bytes, not their hex text)"
+    )
 
 
 class GameStart(ArenaPayload):
@@ -47,7 +49,9 @@ class MatchEnd(ArenaPayload):
     """A match is over; the seed is revealed so anyone can re-derive every deal."""
 
     kind: Literal["match_end"] = "match_end"
-    seed: str = Field(description="hex of the 32-byte match seed")
+    seed: str = Field(
+        description="the 32-byte match seed in hex: SHA-256 of its bytes is seed_commitment"
+    )
     totals: list[float] = Field(description="match totals per player, in MatchStart order")
 
 
