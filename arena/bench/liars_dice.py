@@ -519,10 +519,11 @@ async def run_match(
 
     seed = MatchSeed.from_text(seed_text)
     if seats is None:
-        # Never the match seed itself: a bot holding it could derive every die of the match.
-        bot_seed = seed.derive("bots").hex()
-        bot_a = make_ld_bot(a, {"seed": bot_seed, **dict(config_a or {})})
-        bot_b = make_ld_bot(b, {"seed": bot_seed, **dict(config_b or {})})
+        # Never the match seed itself (a bot holding it could derive every die of the match),
+        # and a seed of each bot's own (one holding the other's could replay its choices).
+        seed_a, seed_b = seed.derive("bots", "a").hex(), seed.derive("bots", "b").hex()
+        bot_a = make_ld_bot(a, {"seed": seed_a, **dict(config_a or {})})
+        bot_b = make_ld_bot(b, {"seed": seed_b, **dict(config_b or {})})
         # Two copies of one strategy must still be told apart by name (streams, tables).
         if bot_a.name == bot_b.name:
             bot_a.name, bot_b.name = f"{a}#a", f"{b}#b"

@@ -190,6 +190,8 @@ class LeagueConfig(BaseModel):
     def load_rules(self) -> Any:
         """The game's rules object (mahjong, liar's dice) or the 1A2B rules mapping; raises
         `ArenaError` for a bad ruleset."""
+        if self.ruleset is not None:
+            self._no_time_table()
         if self.game == "mahjong":
             from arena.games.mahjong.rules import load_ruleset as load_mahjong
 
@@ -207,6 +209,21 @@ class LeagueConfig(BaseModel):
         rules = self.rules or BullsCowsLeagueRules()
         check_space(rules.digits, rules.alphabet)
         return rules.model_dump()
+
+    def _no_time_table(self) -> None:
+        """A league's time controls are its own keys; a ruleset's ``[time]`` table (read by
+        `arena match`) would be ignored here, so it is refused rather than silently dropped."""
+        from arena.games import rulesets
+
+        game = self.engine_game
+        path, table = rulesets.time_table(
+            game, self.ruleset or "", game_key_required=game != "liars_dice"
+        )
+        if table:
+            raise LeagueConfigError(
+                f"{path}: a [time] table is for arena match; a league sets its time controls "
+                "with its own deadline_ms and bank_ms keys"
+            )
 
     def with_overrides(self, **changes: Any) -> LeagueConfig:
         """A copy with some keys replaced (CLI options), checked again."""

@@ -263,9 +263,11 @@ def in_process_seats(
 
     names = table_names(strategies)
     seats: list[Seat] = []
-    # Never the match seed itself: a bot holding it could derive every die of the match.
-    bot_seed = MatchSeed.from_text(seed_text).derive("bots").hex()
+    # Never the match seed itself (a bot holding it could derive every die of the match), and
+    # a seed of each bot's own (one holding another's could replay that bot's random choices).
+    match_seed = MatchSeed.from_text(seed_text)
     for strategy, name in zip(strategies, names, strict=True):
+        bot_seed = match_seed.derive("bots", name).hex()
         bot = make_ld_bot(strategy, {"seed": bot_seed, **dict(configs.get(strategy, {}))})
         bot.name = name
         seats.append(InProcessSeat(bot))

@@ -172,6 +172,13 @@ def test_a_league_on_a_server_needs_a_secret_seed(tmp_path: Path) -> None:
     assert "secret seed" in refused(tmp_path, 'seed = "2026"\n' + on_server)
 
 
+def test_a_ruleset_with_a_time_table_is_refused(tmp_path: Path) -> None:
+    ruleset = tmp_path / "timed.toml"
+    ruleset.write_text("[rules]\nplayers = 2\n\n[time]\ndeadline_ms = 0\n", encoding="utf-8")
+    message = refused(tmp_path, f'ruleset = "{ruleset}"\n' + TWO_DICE_BOTS)
+    assert "timed.toml" in message and "deadline_ms and bank_ms" in message
+
+
 def test_a_time_bank_is_a_new_league_and_its_absence_keeps_old_leagues(tmp_path: Path) -> None:
     config = load_league(write(tmp_path, TWO_DICE_BOTS))
     # The fingerprint of this config before `bank_ms` existed: stored leagues must still resume.

@@ -82,8 +82,8 @@ async def test_liars_dice_match_over_the_server_equals_the_in_process_match() ->
     async with running_server() as server:
         # Same names and seeds as the in-process match, so the bots draw the same streams.
         bots = {
-            name: make_bot("liars_dice", name, {"seed": bot_seed("5")}, name=name)
-            for name in ("bayes", "random-guess")
+            name: make_bot("liars_dice", name, {"seed": bot_seed("5", side)}, name=name)
+            for name, side in (("bayes", "a"), ("random-guess", "b"))
         }
         async with clients(ws_url(server), "liars_dice", bots):
             remote = await run_arena(
@@ -101,7 +101,8 @@ async def test_a_liars_dice_table_over_the_server_equals_the_in_process_table() 
     local = await run_arena(*table)
     async with running_server() as server:
         bots = {
-            name: make_bot("liars_dice", name, {"seed": bot_seed("8")}, name=name) for name in names
+            name: make_bot("liars_dice", name, {"seed": bot_seed("8", name)}, name=name)
+            for name in names
         }
         async with clients(ws_url(server), "liars_dice", bots):
             remote = await run_arena(*table, "--server", ws_url(server))

@@ -277,10 +277,9 @@ def test_an_interrupted_match_still_reveals_what_was_played(tmp_path: Path) -> N
 def test_in_process_bots_never_hold_the_match_seed() -> None:
     seats = run_match_seats("bot-seed-secret")
     seed = MatchSeed.from_text("bot-seed-secret")
-    for seat in seats:
-        held = seat.bot.seed_text  # type: ignore[attr-defined]
-        assert held not in ("bot-seed-secret", seed.hex())
-        assert held == seed.derive("bots").hex()
+    held = [seat.bot.seed_text for seat in seats]  # type: ignore[attr-defined]
+    assert held == [seed.derive("bots", name).hex() for name in ("random-guess", "type5")]
+    assert len(set(held)) == 2 and not {"bot-seed-secret", seed.hex()} & set(held)
 
 
 def run_match_seats(seed_text: str) -> list[InProcessSeat]:
