@@ -135,7 +135,9 @@ async def transcript_of(example: ExampleGame) -> list[tuple[int, str, str]]:
     names = [bot.name for bot in bots]
     # A match of one game, so the log shows the frame every match has: match_start with the
     # seed's commitment before the deal, match_end with the seed after the game.
-    frame = MatchFrame(example.game_kind, "doc", seed, seats, names, games=1, rules=example.rules)
+    frame = MatchFrame(
+        example.game_kind, seed, seats, names, games=1, rules=example.rules, match_id="doc"
+    )
     await frame.start()
     played = await play_game(
         example.game_kind,

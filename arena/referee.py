@@ -447,7 +447,6 @@ class MatchFrame:
     """
 
     game_kind: str
-    match_id: str
     seed: MatchSeed
     seats: Sequence[Seat]
     players: Sequence[str]
@@ -455,6 +454,8 @@ class MatchFrame:
     recorder: Recorder | None = None
     seating: str = "alternate"
     rules: Mapping[str, Any] | None = None
+    match_id: str = ""
+    """Default: `match_id_for` the game and seed (the id every match should have)."""
     totals: list[float] = field(init=False)
     played: int = field(default=0, init=False)
     _revealed: bool = field(default=False, init=False)
@@ -464,6 +465,7 @@ class MatchFrame:
             raise ValueError(f"a match needs distinct player names, one per seat: {self.players}")
         if self.seating not in SEATING_RULES:
             raise ValueError(f"unknown seating rule {self.seating!r}; known: {SEATING_RULES}")
+        self.match_id = self.match_id or match_id_for(self.game_kind, self.seed)
         self.totals = [0.0] * len(self.players)
 
     async def start(self) -> None:

@@ -298,17 +298,7 @@ async def play_series(
         recorder = JsonlRecorder(path)
     report = SeriesReport(names, games, [0, 0], 0, Counter(), [0, 0], [], 0.0)
     started = time.perf_counter()
-    frame = MatchFrame(
-        "bulls_cows",
-        match_id,
-        seed,
-        seats,
-        names,
-        games,
-        recorder,
-        seating="alternate",
-        rules=rules,
-    )
+    frame = MatchFrame("bulls_cows", seed, seats, names, games, recorder, "alternate", rules)
     try:
         await frame.start()
         for k in range(games):

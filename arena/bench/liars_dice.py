@@ -514,7 +514,7 @@ async def run_match(
     B, e.g. bots on a server, named ``a`` and ``b``), the first player alternating. Seat order
     alternates too, so neither bot always sits at seat 0. ``recorder`` gets every game;
     ``time_bank`` (keyed by ``a`` and ``b``, or the bots' names) is the match's."""
-    from arena.referee import MatchFrame, match_id_for, seat_order
+    from arena.referee import MatchFrame, seat_order
     from arena.transports.inprocess import InProcessSeat
 
     seed = MatchSeed.from_text(seed_text)
@@ -534,18 +534,9 @@ async def run_match(
     started = time.perf_counter()
     wins_a = decisions = 0
     a_won: list[bool] = []
-    match_id = match_id_for("liars_dice", seed)
-    frame = MatchFrame(
-        "liars_dice",
-        match_id,
-        seed,
-        seats,
-        names,
-        games,
-        recorder,
-        seating="alternate",
-        rules=(rules or LiarsDiceRules(players=2)).to_mapping(),
-    )
+    duel_rules = (rules or LiarsDiceRules(players=2)).to_mapping()
+    frame = MatchFrame("liars_dice", seed, seats, names, games, recorder, "alternate", duel_rules)
+    match_id = frame.match_id
     try:
         await frame.start()
         for k in range(games):

@@ -29,7 +29,7 @@ from arena.errors import ArenaError
 from arena.games.liars_dice import LiarsDiceRules
 from arena.matches.stats import Interval, proportion_interval
 from arena.records import Recorder
-from arena.referee import MatchFrame, TimeBank, match_id_for
+from arena.referee import MatchFrame, TimeBank
 from arena.transports.base import Seat
 
 MAX_SEATS = 5
@@ -201,18 +201,10 @@ async def run_table(
     winner_share = 0.0
     decisions = 0
     started = time.perf_counter()
-    match_id = match_id_for("liars_dice", seed)
     frame = MatchFrame(
-        "liars_dice",
-        match_id,
-        seed,
-        seats,
-        names,
-        games,
-        recorder,
-        seating="permutations",
-        rules=rules.to_mapping(),
+        "liars_dice", seed, seats, names, games, recorder, "permutations", rules.to_mapping()
     )
+    match_id = frame.match_id
     try:
         await frame.start()
         for k in range(games):

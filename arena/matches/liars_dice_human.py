@@ -41,7 +41,7 @@ from arena.games.liars_dice import (
 from arena.matches.liars_dice import check_table, play_table_game
 from arena.matches.stats import Interval, proportion_interval
 from arena.records import MemoryRecorder
-from arena.referee import MatchFrame, match_id_for
+from arena.referee import MatchFrame
 from arena.transports.base import Seat
 from protocol.games.common import GameEnd, GameStart, MatchEnd, MatchStart, Penalty
 from protocol.games.liars_dice import (
@@ -370,7 +370,6 @@ async def play_session(
     rules = check_table(players, rules)
     seats: list[Seat] = [person, *(seat for _, seat in bots)]
     seed = MatchSeed.from_text(seed_text)
-    match_id = match_id_for("liars_dice", seed)
     # The frame writes the match line and the reveal straight into the session's record; each
     # game's lines join it only once the game has finished.
     framing = MemoryRecorder()
@@ -378,16 +377,9 @@ async def play_session(
         person.name, players[1:], seed_text, rules.to_mapping(), record=framing.lines
     )
     frame = MatchFrame(
-        "liars_dice",
-        match_id,
-        seed,
-        seats,
-        players,
-        games,
-        framing,
-        seating="permutations",
-        rules=rules.to_mapping(),
+        "liars_dice", seed, seats, players, games, framing, "permutations", rules.to_mapping()
     )
+    match_id = frame.match_id
     try:
         await frame.start()
         for k in range(games):

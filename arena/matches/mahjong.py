@@ -36,7 +36,6 @@ from arena.referee import (
     MatchFrame,
     PlayedGame,
     TimeBank,
-    match_id_for,
     play_game,
 )
 from arena.transports.base import Seat
@@ -298,19 +297,19 @@ async def play_match(
     )
     totals = [0] * SEATS
     rules = spec.rules.to_mapping()
-    match = match_id or match_id_for("mahjong", seed)
     first_seating = seating(spec.layout, 0)
     frame = MatchFrame(
         "mahjong",
-        match,
         seed,
         [seats[player] for player in first_seating],
         [players[player] for player in first_seating],
         spec.games,
         recorder,
-        seating=f"mahjong-{spec.layout}",
-        rules=rules,
+        f"mahjong-{spec.layout}",
+        rules,
+        match_id or "",
     )
+    match = frame.match_id
     try:
         await frame.start()
         for game in range(spec.games):
