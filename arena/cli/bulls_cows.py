@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import tomllib
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
@@ -22,6 +21,8 @@ from arena.cli.common import (
 )
 from arena.cli.serve import SERVER_HELP, run_on_server
 from arena.games.errors import RulesetError
+from bots.registry import BotConfigError as RegistryConfigError
+from bots.registry import read_config
 
 bc_app = typer.Typer(help="1A2B (Bulls and Cows): evaluate guessers.", no_args_is_help=True)
 
@@ -93,11 +94,10 @@ def load_bot_spec(text: str) -> tuple[str, dict[str, Any], str]:
     if path.suffix != ".toml":
         return text, {}, text
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        fail(f"cannot read bot config {path}: {exc}")
-    strategy = data.pop("strategy", None)
-    if not isinstance(strategy, str):
+        strategy, data = read_config(path)
+    except RegistryConfigError as exc:
+        fail(str(exc))
+    if strategy is None:
         fail(f'{path}: needs strategy = "<one of {GUESSER_NAMES}>"')
     return strategy, data, path.stem
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from arena.errors import ArenaError
 from arena.referee import DEFAULT_DEADLINE_MS
-from bots.registry import make_bot
+from bots.registry import BotConfigError, make_bot, read_config
 
 LeagueGame = Literal["mahjong", "liars-dice", "bulls-cows"]
 
@@ -243,29 +243,25 @@ def bot_options(entry: LeagueBot) -> tuple[str, dict[str, Any]]:
 
 def _file_options(entry: LeagueBot) -> tuple[str, dict[str, Any]]:
     """(strategy, the keys of the entrant's config file): `bot_options` without the inline
-    options."""
-    options: dict[str, Any] = {}
-    strategy = entry.strategy()
-    if entry.config is not None:
-        try:
-            options = tomllib.loads(entry.config.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            where = (
-                f" (paths are read from the current directory, {Path.cwd()})"
-                if isinstance(exc, FileNotFoundError) and not entry.config.is_absolute()
-                else ""
-            )
-            raise LeagueConfigError(
-                f"bot {entry.name!r}: cannot read {entry.config}: {exc}{where}"
-            ) from exc
-        named = options.pop("strategy", None)
-        if named is not None:
-            if entry.bot is not None and named != entry.bot:
-                raise LeagueConfigError(
-                    f"bot {entry.name!r}: {entry.config} is a {named!r} config, not {entry.bot!r}"
-                )
-            strategy = str(named)
-    return strategy, options
+    options. The file is read as `bots run --config` reads it (`bots.registry.read_config`)."""
+    if entry.config is None:
+        return entry.strategy(), {}
+    try:
+        named, options = read_config(entry.config)
+    except BotConfigError as exc:
+        where = (
+            f" (paths are read from the current directory, {Path.cwd()})"
+            if not entry.config.is_absolute() and not entry.config.exists()
+            else ""
+        )
+        raise LeagueConfigError(f"bot {entry.name!r}: {exc}{where}") from exc
+    if named is None:
+        return entry.strategy(), options
+    if entry.bot is not None and named != entry.bot:
+        raise LeagueConfigError(
+            f"bot {entry.name!r}: {entry.config} is a {named!r} config, not {entry.bot!r}"
+        )
+    return named, options
 
 
 _BOT_ERRORS = (ValueError, TypeError, ArenaError)
