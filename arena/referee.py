@@ -239,6 +239,12 @@ class _Table:
             action = self.game.parse_action(reply.action)
         except InvalidActionError as exc:
             return _Failure(ErrorCode.INVALID_ACTION, str(exc))
+        except Exception as exc:
+            # A parser must raise InvalidActionError; when one does not, the bot's text is
+            # still what went wrong, and nothing a bot sends may stop the game. Logged as an
+            # error so the engine's slip is seen.
+            self.log.error("parse_action_raised", seat=seat, action=reply.action[:80], exc_info=exc)
+            return _Failure(ErrorCode.INVALID_ACTION, f"the action could not be read ({exc!s:.80})")
         if not self.game.is_legal(seat, action):
             return _Failure(ErrorCode.ILLEGAL_ACTION, self._illegal_reason(seat, action))
         return action

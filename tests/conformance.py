@@ -15,14 +15,27 @@ from pydantic import TypeAdapter
 
 from arena.dealing import MatchSeed
 from arena.games.base import Game
-from arena.games.errors import IllegalActionError, InvalidActionError
+from arena.games.errors import GameError, IllegalActionError, InvalidActionError
 from protocol.payloads import Payload
 
 PAYLOAD: TypeAdapter[Any] = TypeAdapter(Payload)
 
 GameMaker = Callable[[MatchSeed], Game[Any]]
 
-GARBAGE_ACTIONS = ("", "@@not an action@@", "\x00", "9" * 300)
+GARBAGE_ACTIONS = (
+    "",
+    "@@not an action@@",
+    "\x00",
+    "9" * 300,
+    # Unicode digits pass str.isdigit() but not int(); a long digit run hits int()'s size limit.
+    "answer ²A0B",
+    "guess １２３",
+    "bid ² 3",
+    "bid 3 ①",
+    "discard ⑤m",
+    "answer " + "1" * 5000 + "A0B",
+    "bid " + "1" * 5000 + " 3",
+)
 
 
 def _dump_events(game: Game[Any]) -> list[Any]:
@@ -42,6 +55,13 @@ def _check_step(game: Game[Any]) -> None:
     due = game.to_act()
     assert due, "a game that is not over must have a seat to act"
     assert len(set(due)) == len(due), f"to_act repeats a seat: {due}"
+    for outside in (-1, game.num_seats):
+        try:
+            game.observation(outside)
+        except GameError:
+            pass
+        else:
+            raise AssertionError(f"observation({outside}) did not refuse a seat outside the game")
     for seat in range(game.num_seats):
         observation = game.observation(seat)
         PAYLOAD.validate_python(observation.model_dump(mode="json"))

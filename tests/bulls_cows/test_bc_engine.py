@@ -317,3 +317,23 @@ def test_copies_are_independent() -> None:
     assert game.to_act() == (1,) and twin.to_act() == (1,)
     assert game.observation(0).guesses == []
     assert len(twin.observation(0).guesses) == 1
+
+
+def test_action_values_must_be_written_as_listed() -> None:
+    game = duel_game()
+    assert not game.is_legal(0, Guess(" 123\n"))
+    with pytest.raises(IllegalActionError, match="not written as the engine lists it: '123'"):
+        game.apply(0, Guess(" 123\n"))
+    game.apply(0, Guess("123"))
+    assert Answer("0A2B") in game.legal_actions(1)
+    for spelling in ("01a02b", "0a2b", "０A２B"):
+        assert not game.is_legal(1, Answer(spelling))
+    assert game.parse_action("answer 0a2b") == Answer("0A2B")
+
+
+@pytest.mark.parametrize("text", ["answer ²A0B", "answer ①A0B", "answer " + "1" * 5000 + "A0B"])
+def test_non_ascii_or_huge_feedback_is_an_invalid_action(text: str) -> None:
+    game = duel_game()
+    game.apply(0, Guess("123"))
+    with pytest.raises(InvalidActionError, match="not of the form xAyB"):
+        game.parse_action(text)

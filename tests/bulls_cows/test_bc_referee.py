@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from arena.bench.bulls_cows import play_series
 from arena.dealing import MatchSeed
-from arena.games.bulls_cows import code_space
+from arena.games.bulls_cows import BullsCowsAction, BullsCowsGame, code_space
 from arena.referee import play_game
 from arena.transports.inprocess import InProcessSeat
 from bots.base import Bot
@@ -125,3 +127,58 @@ async def test_fixed_answerer_draws_a_new_secret_each_game() -> None:
         assert not played.result.detail["breaches"]
         revealed.append(played.result.detail["revealed"][0])
     assert len(set(revealed)) == 3
+
+
+class UnicodeDigitBot(Bot):
+    """Guesses well but answers with a superscript digit, which str.isdigit() accepts."""
+
+    def __init__(self) -> None:
+        super().__init__("unicode")
+        self.inner = build_bot("optimal", "inner", {"answerer": "evader"})
+
+    async def act(self, request: Request) -> str:
+        assert isinstance(request.observation, BullsCowsObservation)
+        if request.observation.phase == "answer":
+            return "answer ²A0B"
+        return await self.inner.act(request)
+
+
+async def test_an_unreadable_answer_is_an_invalid_action_not_a_crash() -> None:
+    honest = build_bot("super-comparison", "honest", {"seed": 2})
+    played = await play_game(
+        "bulls_cows",
+        [InProcessSeat(UnicodeDigitBot()), InProcessSeat(honest)],
+        rules=RULES,
+        seed=SEED,
+        deal={"game_index": 1},
+        players=["unicode", "honest"],
+        deadline_ms=5000,
+    )
+    assert played.penalties[0] >= 1 and played.penalties[1] == 0
+    assert played.result.reason in {"solved", "both_solved"}
+
+
+async def test_a_parser_that_raises_something_else_still_cannot_stop_the_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Defence in depth: an engine's parser slip is the bot's bad answer, not a referee crash."""
+    real_parse = BullsCowsGame.parse_action
+
+    def slipping_parse(self: BullsCowsGame, text: str) -> BullsCowsAction:
+        if text.startswith("answer"):
+            raise ValueError("a parser slip")
+        return real_parse(self, text)
+
+    monkeypatch.setattr(BullsCowsGame, "parse_action", slipping_parse)
+    played = await play_game(
+        "bulls_cows",
+        [InProcessSeat(build_bot("optimal", name, {})) for name in ("a", "b")],
+        rules=RULES,
+        seed=SEED,
+        deal={"game_index": 2},
+        players=["a", "b"],
+        deadline_ms=5000,
+    )
+    # every answer fell back to the engine's, so the reveals may breach them: the game still ends
+    assert played.penalties[0] >= 1 and played.penalties[1] >= 1
+    assert played.result.reason in {"solved", "both_solved", "breach", "both_breached"}

@@ -9,6 +9,7 @@ whole guess×secret table of a code space is computed once with numpy and cached
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -16,6 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from arena.games.errors import InvalidActionError, RulesetError
+
+_FEEDBACK = re.compile(r"([0-9]{1,2})A([0-9]{1,2})B", re.ASCII)
 
 #: above this many codes the N×N feedback table (one byte per pair) stops being cheap
 MAX_CODES = 8_000
@@ -72,13 +75,12 @@ class CodeSpace:
 
     def parse_feedback(self, text: str) -> int:
         """Read ``xAyB`` (case-insensitive); raise `InvalidActionError` saying what is wrong."""
-        raw = text.strip().upper()
-        if len(raw) < 4 or raw[-1] != "B" or "A" not in raw:
-            raise InvalidActionError(f"feedback {text!r} is not of the form xAyB, e.g. 1A2B")
-        bulls_text, _, cows_text = raw[:-1].partition("A")
-        if not (bulls_text.isdigit() and cows_text.isdigit()):
-            raise InvalidActionError(f"feedback {text!r} is not of the form xAyB, e.g. 1A2B")
-        bulls, cows = int(bulls_text), int(cows_text)
+        # ASCII digits only: str.isdigit() also passes "²" or "①", which int() then rejects
+        # with a plain ValueError, and a bot's text must never raise anything but this error.
+        match = _FEEDBACK.fullmatch(text.strip().upper())
+        if match is None:
+            raise InvalidActionError(f"feedback {text[:40]!r} is not of the form xAyB, e.g. 1A2B")
+        bulls, cows = int(match[1]), int(match[2])
         encoded = self.encode(bulls, cows)
         if bulls + cows > self.digits or encoded not in self.feasible:
             raise InvalidActionError(

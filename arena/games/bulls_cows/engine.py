@@ -308,6 +308,16 @@ class BullsCowsGame(Game[BullsCowsAction]):
                 value = self.space.parse_code(action.code)
         except InvalidActionError as exc:
             raise IllegalActionError(str(exc)) from exc
+        # Only the forms legal_actions lists: parse_action canonicalises a bot's text, so a
+        # value object in another spelling ("01a02b", " 123") is a caller's mistake.
+        if isinstance(action, Answer):
+            written, canonical = action.feedback, self.space.feedback_text(value)
+        else:
+            written, canonical = action.code, self.space.codes[value]
+        if written != canonical:
+            raise IllegalActionError(
+                f"{written[:40]!r} is not written as the engine lists it: {canonical!r}"
+            )
         if isinstance(action, Answer) and value not in self._answer_classes():
             raise IllegalActionError(
                 f"answer {action.feedback} to {self.space.codes[self._pending or 0]} contradicts "

@@ -157,6 +157,9 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
         self.current = self._next_in_play(seat)
 
     def observation(self, seat: int) -> LiarsDiceObservation:
+        if not 0 <= seat < self.num_seats:
+            # a negative index would otherwise show another seat's dice
+            raise GameError(f"no seat {seat} in a {self.num_seats}-player game")
         return LiarsDiceObservation(
             seat=seat,
             round=self.round,

@@ -179,6 +179,9 @@ class MahjongGame(Game[MahjongAction]):
                     self._resolve_rob()
 
     def observation(self, seat: int) -> MahjongObservation:
+        if not 0 <= seat < SEATS:
+            # a negative index would otherwise show another seat's concealed tiles
+            raise GameError(f"no seat {seat} in a {SEATS}-seat game")
         return observation(self.s, seat)
 
     def fallback_action(self, seat: int) -> MahjongAction:
