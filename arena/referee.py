@@ -293,7 +293,10 @@ class _Table:
                 break
         fallback = self.game.fallback_action(seat)
         self.penalties[seat] += 1
-        await self.broadcast(Penalty(seat=seat, code=outcome.code.value, action=str(fallback)))
+        # Only the failing seat is told: in a mahjong claim only the seats that can claim are
+        # asked, so a penalty shown to the others would tell them what that seat holds.
+        penalty = Penalty(seat=seat, code=outcome.code.value, action=str(fallback))
+        await self.broadcast(penalty, to=frozenset({seat}))
         return fallback, True
 
     async def run(self) -> PlayedGame:

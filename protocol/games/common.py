@@ -56,7 +56,8 @@ class MatchEnd(ArenaPayload):
 
 
 class Penalty(ArenaPayload):
-    """The referee played the fallback action for a seat that failed to answer."""
+    """The referee played the fallback action for this seat, which failed to answer (sent to that
+    seat only)."""
 
     kind: Literal["penalty"] = "penalty"
     seat: int = Field(description="the seat penalised")

@@ -20,6 +20,7 @@ from arena.referee import PlayedGame, play_game
 from arena.replay import verify_record
 from arena.transports.inprocess import InProcessSeat
 from bots.base import Bot
+from bots.liars_dice import BOTS as LIARS_DICE_BOTS
 from protocol.games.common import Penalty
 from protocol.messages import Action, Error, ErrorCode, Event, Request
 
@@ -184,3 +185,37 @@ async def test_record_replays_and_tampering_is_caught(tmp_path: Path) -> None:
     )
     problems = verify_record(forged_event)[0].problems
     assert problems and f"line {index + 1}" in problems[0]
+
+
+class Witness(Bot):
+    """A liar's dice bot that keeps every event it is sent."""
+
+    def __init__(self) -> None:
+        super().__init__("witness")
+        self.inner = LIARS_DICE_BOTS["probability"]("inner", {"seed": 1})
+        self.events: list[Event] = []
+
+    async def on_event(self, event: Event) -> None:
+        self.events.append(event)
+        await self.inner.on_event(event)
+
+    async def act(self, request: Request) -> str:
+        return await self.inner.act(request)
+
+
+async def test_only_the_failing_seat_hears_of_its_penalty() -> None:
+    """In a mahjong claim only seats that can claim are asked; a penalty told to the others
+    would show them that the failing seat holds a pair, a chow's two tiles or a wait."""
+    garbler = ScriptedBot(["nonsense"] * 100)
+    witness = Witness()
+    played = await play_game(
+        "liars_dice",
+        [InProcessSeat(witness), InProcessSeat(garbler)],
+        rules={"players": 2},
+        seed=MatchSeed.from_text("penalty-privacy"),
+        deal={"game_index": 0, "first": 1},
+        players=["witness", "garbler"],
+    )
+    assert played.penalties == (0, played.penalties[1]) and played.penalties[1] >= 1
+    assert any(isinstance(e.payload, Penalty) for e in garbler.events)
+    assert not any(isinstance(e.payload, Penalty) for e in witness.events)
