@@ -21,7 +21,12 @@ from arena.dealing.audit import Report, audit_bridge, audit_dice, audit_mahjong
 from arena.dealing.bridge import deal_bridge
 from arena.dealing.deals import roll_dice, shuffled_wall
 from arena.dealing.planted import PLANTED_DICE, PLANTED_SHUFFLES
-from arena.dealing.seed_table import SEED_ROWS, SEED_TOTAL
+from arena.dealing.seed_table import (
+    SEED_POINTS_ONE_HAND,
+    SEED_POINTS_TWO_HANDS,
+    SEED_ROWS,
+    SEED_TOTAL,
+)
 from arena.errors import ArenaError
 
 out = Console(highlight=False)
@@ -153,7 +158,34 @@ def _show_bridge(report: Report) -> None:
                 cells += ["", "", ""]
         points.add_row(str(h), *cells)
     out.print(points)
+    out.print(_seed_points_table(report))
     _notes(report)
+
+
+def _seed_points_table(report: Report) -> Table:
+    seed = report.tallies["seed_points"]
+    one, two = seed["one_hand"], seed["two_hands"]
+    fixed = {row["hcp"] for row in two["corrected_rows"]}
+    # The exact percentages are in the table above; this one sets the seed's beside them.
+    table = Table(
+        title="the seed's points tables, its published figures: one hand "
+        f"({one['printed_total']:,} hands) and two hands (both partnerships of every deal, "
+        f"{two['printed_total']:,}); z = (seed − exact expectation) / SE, the hands of a deal "
+        "pooled; * a misprinted row, replaced by its mirror row (see the notes)"
+    )
+    for col in ("HCP", "seed 1 hand", "seed %", "z", "seed 2 hands", "seed %", "z"):
+        table.add_column(col, justify="right")
+    for h, (a, b) in enumerate(zip(one["rows"], two["rows"], strict=True)):
+        table.add_row(
+            str(h),
+            f"{a['seed_count']:,}",
+            SEED_POINTS_ONE_HAND[h][1],
+            f"{a['z']:+.2f}" if a["expected_probability"] > 0 else "",
+            f"{b['seed_count']:,}" + ("*" if h in fixed else ""),
+            SEED_POINTS_TWO_HANDS[h][1],
+            f"{b['z']:+.2f}",
+        )
+    return table
 
 
 def _show_mahjong(report: Report) -> None:
@@ -217,7 +249,8 @@ def bridge_cmd(
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
     planted: str | None = typer.Option(None, "--planted", help=PLANTED_HELP),
 ) -> None:
-    """Bridge: hand patterns, HCP of a hand and of N+S, card × seat and card × position."""
+    """Bridge: hand patterns, HCP of a hand and of N+S, card × seat and card × position; beside
+    them, seed 000's published pattern and points tables tested against the exact laws."""
     shuffle = _planted(planted, PLANTED_SHUFFLES)
     report = _run(lambda s, n: audit_bridge(s, n, shuffle=shuffle), deals, seed)
     _emit(_label_planted(report, planted), json_output, _show_bridge)

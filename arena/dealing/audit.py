@@ -5,6 +5,10 @@ dealer that reproduces it exactly, `deals.shuffled_wall`, `deals.roll_dice`) and
 report: chi-square tests (`stats`) and tallies side by side with their exact probabilities
 (`exact`). The tally classes take deals from anywhere, so a test can feed them a planted biased
 shuffle and watch the audit catch it.
+
+The bridge report also carries `seed_fit`'s findings: seed 000's published tables (their data
+in `seed_table`) against the same exact laws, with the tests a sample of their size would get,
+so that what the seed measured is checked, not only what we deal.
 """
 
 from __future__ import annotations
@@ -17,11 +21,11 @@ import numpy as np
 import numpy.typing as npt
 from scipy.stats import norm
 
-from arena.dealing import exact, stats
+from arena.dealing import exact, seed_fit, stats
 from arena.dealing.batch import DEFAULT_CHUNK, Orders, iter_orders
 from arena.dealing.bridge import DECK, HCP_BY_CARD, SEATS, SUIT_SIZE, bridge_label
 from arena.dealing.deals import roll_dice, shuffled_wall
-from arena.dealing.seed_table import SEED_TOTAL, omitted_patterns, rows_total, seed_counts
+from arena.dealing.seed_table import seed_counts
 from arena.dealing.streams import BlockHasher, DealingError, MatchSeed, RandomStream, label
 from arena.games.mahjong.analysis import deficiency_batch
 from arena.games.mahjong.rules import DEALT, HAND_SIZE
@@ -161,6 +165,7 @@ def bridge_report(tally: BridgeTally, seed: str) -> Report:
         ),
     ]
     seed_rows = seed_counts()
+    seed_z = seed_fit.seed_pattern_z()
     hands = tally.deals * _SEATS
     pattern_rows = []
     for key, count, p in zip(exact.patterns(), tally.patterns.tolist(), pattern_p, strict=True):
@@ -172,20 +177,10 @@ def bridge_report(tally: BridgeTally, seed: str) -> Report:
                 "expected": hands * p,
                 "expected_probability": p,
                 "seed_count": seed_rows.get(name),
+                "seed_z": seed_z[name] if name in seed_rows else None,
             }
         )
-    missing = omitted_patterns()
-    gap = SEED_TOTAL - rows_total()
-    seed_fit = _seed_table_fit()
-    notes = [
-        f"the seed's table (its published figures, transcribed in arena/dealing/seed_table.py) "
-        f"has {len(seed_rows)} rows; it omits {', '.join(missing)}. Its rows add up to "
-        f"{rows_total():,}, {gap:,} short of its stated total {SEED_TOTAL:,} "
-        f"({gap / SEED_TOTAL:.4%}; the exact share of {', '.join(missing)} is "
-        f"{sum(r['expected_probability'] for r in pattern_rows if r['pattern'] in missing):.4%}). "
-        f"Taking the gap as the missing row, the seed's figures fit the exact probabilities: "
-        f"χ² {seed_fit.chi2:.1f}, dof {seed_fit.dof:.1f}, p {seed_fit.p_value:.3g}."
-    ]
+    seed_tallies, notes = seed_fit.findings()
     return Report(
         "bridge",
         tally.deals,
@@ -195,31 +190,9 @@ def bridge_report(tally: BridgeTally, seed: str) -> Report:
             "patterns": pattern_rows,
             "hcp_hand": _rows("hcp", tally.hcp_hand.tolist(), hand_p),
             "hcp_partnership": _rows("hcp", tally.hcp_partnership.tolist(), pair_p),
-            "seed_table": {
-                "rows": len(seed_rows),
-                "omitted": missing,
-                "rows_total": rows_total(),
-                "stated_total": SEED_TOTAL,
-                "fit_with_gap_as_omitted_row": seed_fit.to_json(),
-            },
+            **seed_tallies,
         },
         notes,
-    )
-
-
-def _seed_table_fit() -> stats.ChiSquare:
-    """The seed's pattern counts, its gap filled in as the omitted row, against the exact law."""
-    counts = seed_counts()
-    gap = SEED_TOTAL - rows_total()
-    # One row is missing (`omitted_patterns`), so the whole gap belongs to it.
-    observed = [counts.get(exact.pattern_text(key), gap) for key in exact.patterns()]
-    return stats.pooled_test(
-        "the seed's table (its figures), gap as the omitted row",
-        observed,
-        [float(p) for p in exact.pattern_probabilities()],
-        exact.pattern_pair_joint(),
-        _SEATS,
-        ordered=False,
     )
 
 

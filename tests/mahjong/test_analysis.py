@@ -101,12 +101,39 @@ def hands_of(size: int) -> st.SearchStrategy[list[int]]:
 
 def test_seed_examples() -> None:
     assert is_winning(counts_of("33345678m"))  # example 1
-    assert not is_winning(counts_of("55666777889m1p"))  # example 2 (plus a tile: 3k+2)
+    # Example 2 is already 3k+2 (11 tiles), so only its splits can reject it; the control, one
+    # tile changed, shows an 11-tile hand is not turned away by its size.
+    assert not is_winning(counts_of("55666777889m"))
+    assert is_winning(counts_of("55666777888m"))
     assert is_winning(counts_of("23333444455556666m"))  # theorem 2's pair is 44
     assert is_winning(counts_of("22233344m"))
     assert not is_winning(counts_of("22233346m"))
     assert waits(counts_of("3456667888m")) == [1, 4, 5, 6, 7, 8]  # example 3: 2 5 6 7 8 9
     assert waits(counts_of("1112345678999m")) == list(range(9))  # 九連寶燈
+
+
+def test_seed_example_two_fails_for_every_pair() -> None:
+    # The seed tries 55, 66 and 77 as the eye (88 too is a pair): theorem 1 then fails each time.
+    hand = counts_of("55666777889m")
+    pairs = [t for t in range(34) if hand[t] >= 2]
+    assert pairs == [4, 5, 6, 7]
+    for pair in pairs:
+        rest = hand.copy()
+        rest[pair] -= 2
+        assert not _sets_only(rest[:9])
+    assert winning_decompositions(hand) == []
+
+
+def test_theorem_two_example_decomposition() -> None:
+    """Seed 001, theorem 2: 23333444455556666 holds 4, 5 and 8 tiles of ranks 147, 258 and 369
+    (remainders 1, 2, 2), so the eye is 44; then 234 333 456 555 666, and no other split."""
+    hand = counts_of("23333444455556666m")
+    assert [sum(hand[r:9:3]) for r in range(3)] == [4, 5, 8]
+    decompositions = winning_decompositions(hand)
+    assert decompositions == [
+        Decomposition(3, (("chow", 1), ("pung", 2), ("chow", 3), ("pung", 4), ("pung", 5)))
+    ]
+    assert str(decompositions[0]) == "44m 234m 333m 456m 555m 666m"
 
 
 def test_mixed_suits_and_honours() -> None:
@@ -192,6 +219,21 @@ def test_waits_match_brute_force(hand: list[int], data: st.DataObject) -> None:
     assert waits(hand) == expected
 
 
+@cache
+def one_suit_waits(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every one-suit hand of ``size`` tiles (its nine counts, one row each) and its number of
+    waits, through the per-suit table of theorem-1 flags."""
+    tables = get_tables()
+    digits = pattern_digits(9).astype(np.int64)
+    codes = np.flatnonzero(digits.sum(axis=1) == size)
+    pair_flag = tables.suit_win == PAIR_FLAG
+    n_waits = np.zeros(len(codes), dtype=np.int64)
+    for rank in range(9):
+        can_take = digits[codes, rank] < 4
+        n_waits += can_take & pair_flag[np.where(can_take, codes + 5**rank, 0)]
+    return digits[codes], n_waits
+
+
 def test_seed_001_wait_counts() -> None:
     """Seed 001: among one-suit hands, 13 tiles: 1 waits on 9 tiles, 16 on 8, 79 on 7;
     16 tiles: 11, 94 and 532.
@@ -204,22 +246,48 @@ def test_seed_001_wait_counts() -> None:
     Every one-suit pattern is enumerated through the per-suit table of theorem-1 flags; the
     public `waits` must agree on every hand with seven or more waits.
     """
-    tables = get_tables()
-    digits = pattern_digits(9).astype(np.int64)
-    totals = digits.sum(axis=1)
-    codes = np.arange(5**9)
-    pair_flag = tables.suit_win == PAIR_FLAG
     expected = {13: {9: 1, 8: 16, 7: 79}, 16: {9: 11, 8: 94, 7: 532}}
     for size, wanted in expected.items():
-        rows = codes[totals == size]
-        n_waits = np.zeros(len(rows), dtype=np.int64)
-        for rank in range(9):
-            can_take = digits[rows, rank] < 4
-            n_waits += can_take & pair_flag[np.where(can_take, rows + 5**rank, 0)]
+        hands, n_waits = one_suit_waits(size)
         assert {k: int((n_waits == k).sum()) for k in wanted} == wanted
-        for row in rows[n_waits >= 7]:
-            hand = [*digits[row].tolist(), *([0] * 25)]
-            assert len(waits(hand)) == n_waits[rows == row][0]
+        many = n_waits >= 7
+        for counts, n in zip(hands[many].tolist(), n_waits[many].tolist(), strict=True):
+            assert len(waits([*counts, *([0] * 25)])) == n
+
+
+SEED_NINE_WAITS_16 = (
+    "1122233345678999",
+    "1112345667788999",
+    "1112345666777888",
+    "1112345566778999",
+    "1112344556678999",
+)
+"""Seed 001's sixteen-tile hands that wait on nine tiles, "or their shifts and reflections"."""
+
+
+def _shifts_and_reflections(counts: tuple[int, ...]) -> set[tuple[int, ...]]:
+    """A one-suit hand's nine counts moved up or down the suit, and mirrored (rank r ↔ 10 − r)."""
+    out = set()
+    for hand in (counts, counts[::-1]):
+        held = [r for r, n in enumerate(hand) if n]
+        for shift in range(-held[0], 9 - held[-1]):
+            moved = [0] * 9
+            for r in held:
+                moved[r + shift] = hand[r]
+            out.add(tuple(moved))
+    return out
+
+
+def test_seed_001_sixteen_tile_nine_waits_are_its_five_and_their_variants() -> None:
+    for text in SEED_NINE_WAITS_16:
+        assert waits(counts_of(text + "m")) == list(range(9)), text
+    listed = {tuple(counts_of(text + "m")[:9]) for text in SEED_NINE_WAITS_16}
+    variants = set().union(*(_shifts_and_reflections(c) for c in listed))
+    hands, n_waits = one_suit_waits(16)
+    nine = {tuple(c) for c in hands[n_waits == 9].tolist()}
+    assert len(nine) == 11
+    assert nine == variants
+    assert listed <= nine and len(listed) == 5
 
 
 def test_table_flags_follow_theorem_one() -> None:
