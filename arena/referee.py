@@ -163,7 +163,9 @@ class _Table:
         self.deadline_ms = deadline_ms
         self.retries = retries
         self.recorder = recorder
-        self.seq = 0
+        # One counter per seat: a table-wide counter would let a seat count, from the gaps in
+        # its own numbers, the requests other seats were sent privately (mahjong claims).
+        self.seqs = [0] * len(seats)
         self.decisions = 0
         self.penalties = [0] * len(seats)
         self.log = log.bind(match=match_id, game=game_id)
@@ -254,12 +256,12 @@ class _Table:
         legal, hint = self.game.describe_legal(seat)
         observation = self.game.observation(seat)
         for _attempt in range(1 + self.retries):
-            self.seq += 1
+            self.seqs[seat] += 1
             request = Request(
                 match=self.match_id,
                 game=self.game_id,
                 seat=seat,
-                seq=self.seq,
+                seq=self.seqs[seat],
                 deadline_ms=self.deadline_ms,
                 legal=legal,
                 hint=hint,

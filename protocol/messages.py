@@ -88,7 +88,8 @@ class Envelope(WireModel):
     game: str | None = Field(default=None, description="game id within the match")
     seat: int | None = Field(default=None, description="the receiving/acting seat (0-based)")
     seq: int | None = Field(
-        default=None, description="request number within the game (from 1), echoed by the action"
+        default=None,
+        description="the seat's request number within the game (from 1), echoed by the action",
     )
 
 
