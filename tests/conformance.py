@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 from arena.dealing import MatchSeed
 from arena.games.base import Game
@@ -51,6 +51,21 @@ def _dump_events(game: Game[Any]) -> list[Any]:
     return dumped
 
 
+def _vandalise(value: object) -> None:
+    """Empty every list reachable from ``value``, as a careless in-process bot might."""
+    if isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            _vandalise(getattr(value, name))
+    elif isinstance(value, list):
+        for item in value:
+            _vandalise(item)
+        value.clear()
+    elif isinstance(value, dict):
+        for item in value.values():
+            _vandalise(item)
+        value.clear()
+
+
 def _check_step(game: Game[Any]) -> None:
     due = game.to_act()
     assert due, "a game that is not over must have a seat to act"
@@ -64,8 +79,13 @@ def _check_step(game: Game[Any]) -> None:
             raise AssertionError(f"observation({outside}) did not refuse a seat outside the game")
     for seat in range(game.num_seats):
         observation = game.observation(seat)
-        PAYLOAD.validate_python(observation.model_dump(mode="json"))
-        json.dumps(observation.model_dump(mode="json"))
+        dumped = observation.model_dump(mode="json")
+        PAYLOAD.validate_python(dumped)
+        json.dumps(dumped)
+        _vandalise(observation)
+        assert game.observation(seat).model_dump(mode="json") == dumped, (
+            "changing an observation changed the game: it shares the engine's own objects"
+        )
         legal = list(game.legal_actions(seat))
         if seat not in due:
             assert not legal, f"seat {seat} is not due but has legal actions"

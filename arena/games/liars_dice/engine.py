@@ -172,7 +172,8 @@ class LiarsDiceGame(Game[LiarsDiceAction]):
             over=self.over,
             reroll=self.rules.reroll,
             revealed=[list(dice) for dice in self.revealed],
-            rerolls=list(self.rerolls),
+            # copies: the records are the engine's own, and a bot may change what it is given
+            rerolls=[record.model_copy(deep=True) for record in self.rerolls],
             must_bid=self.rerolled and not self.over,
         )
 
