@@ -55,4 +55,5 @@ def test_bench_dealing_small() -> None:
 
 def test_too_few_deals_is_a_clean_error() -> None:
     result = runner.invoke(app, ["audit", "bridge", "--deals", "10"])
-    assert result.exit_code != 0
+    assert result.exit_code == 2
+    assert result.output.strip() == "error: --deals must be at least 260, got 10"

@@ -217,6 +217,30 @@ TAMPERS: dict[str, Callable[[list[Line]], list[Line]]] = {
 }
 
 
+CAUGHT_BY = {
+    "game cut short": "the record of this game stops short",
+    "result deleted": "the record finishes",
+    "winners edited": "recorded winners [5] != replay",
+    "penalties edited": "recorded penalties [3, 0",
+    "reason edited": "recorded reason 'resigned' != replay",
+    "detail edited": "recorded detail {'forged': True} != replay",
+    "players swapped": "of a match seated by",
+    "game dropped": "game 1 of the match has id",
+    "game repeated": "game 2 of the match has id",
+    "reveal deleted": "no reveal line: the seed was never published",
+    "match cut short": "the match announced",
+    "totals edited": "revealed totals [0.0, 0.0, 0.0, 0.0] != the games'",
+    "seats swapped, totals kept": "game 0 of a match seated by",
+    "frame stripped, games reordered": "recorded without its match frame",
+    "announced games hidden": "the match's games None is not a count",
+    "rules edited in one game": "are not the match's",
+    "a decision marked as a fallback": "the engine's fallback is",
+    "game id edited": "game 1 of the match has id 'g99'",
+}
+"""The problem `check_record` must name for each tampering: failing for another reason would
+hide a check that no longer works."""
+
+
 @pytest.fixture(scope="module")
 def records() -> dict[str, list[Line]]:
     duel = MemoryRecorder()
@@ -245,6 +269,9 @@ def test_verify_catches_every_tampering(
 ) -> None:
     report = check_record(_write(tmp_path, "t", TAMPERS[tamper](records[game])))
     assert not report.ok, tamper
+    problems = [p for m in report.matches for p in m.problems]
+    problems += [p for check in report.games for p in check.problems]
+    assert any(CAUGHT_BY[tamper] in problem for problem in problems), (tamper, problems)
 
 
 def test_an_interrupted_match_still_reveals_what_was_played(tmp_path: Path) -> None:

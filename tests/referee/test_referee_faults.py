@@ -122,8 +122,9 @@ async def test_a_late_bot_is_told_and_the_game_goes_on() -> None:
 async def test_a_bot_that_always_fails_still_finishes_the_game() -> None:
     bot = ScriptedBot([RuntimeError("always")] * 100)
     played = await play(bot)
-    assert played.penalties[0] >= 1
-    assert played.result.reason
+    # every decision is the engine's fallback, and each one is a penalty
+    assert played.penalties[0] == played.decisions >= 1
+    assert played.result.reason in {"solved", "max_guesses"}
 
 
 class WrongSeqSeat:
