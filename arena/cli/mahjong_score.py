@@ -22,6 +22,7 @@ from arena.games.mahjong.tiles import (
     EAST,
     MahjongError,
     Meld,
+    MeldKind,
     format_melds,
     format_tiles,
     format_tiles_zh,
@@ -45,18 +46,23 @@ SCORE_DOC = (
     "not the dealer, payments.total on a self-draw what the winner collects in all; the "
     "concealed sets and the set the winning tile completed. A hand that does not win, a wrong "
     "tile count, a fifth copy of a tile (a robbed kong's tile included: the robbed pon holds "
-    "the other three) or --after-kong without a kong among --melds (outside a flowers "
-    "ruleset) is an error (exit status 2)."
+    "the other three), --after-kong without a kong among --melds (outside a flowers "
+    "ruleset; without an added or concealed kong under a ruleset whose open kong's replacement "
+    "cannot win, as the competition's), or --heavenly, --earthly or --human with --melds, "
+    "with each other, with a kong flag or against how the hand was won (天胡 the dealer's "
+    "self-draw, 地胡 a non-dealer's, 人胡 a discard) is an error (exit status 2)."
 )
 
 
 @dataclass(frozen=True)
 class ScoreRuleset:
-    """What `arena mahjong score` needs of a ruleset: its scoring, and whether it plays with
-    flowers (then a self-draw on a flower's replacement is 槓上開花 too, kong or not)."""
+    """What `arena mahjong score` needs of a ruleset: its scoring, whether it plays with
+    flowers (then a self-draw on a flower's replacement is 槓上開花 too, kong or not), and
+    whether an open kong's replacement may win (the competition's may not, seed 003 §3.3)."""
 
     scoring: ScoringRules
     flowers: bool = False
+    open_kong_replacement_win: bool = True
 
 
 def load_scoring_rules(spec: str) -> ScoreRuleset:
@@ -77,7 +83,7 @@ def load_scoring_rules(spec: str) -> ScoreRuleset:
             except RulesetError as exc:
                 raise RulesetError(f"{path}: {exc}") from exc
     rules = load_ruleset(spec)
-    return ScoreRuleset(rules.scoring, rules.flowers)
+    return ScoreRuleset(rules.scoring, rules.flowers, rules.open_kong_replacement_win)
 
 
 def payments(result: ScoreResult, rules: ScoringRules) -> dict[str, int]:
@@ -161,6 +167,24 @@ def score_cmd(
     robbing_kong: bool = typer.Option(
         False, "--robbing-kong", help="搶槓: won on a tile added to another player's pung"
     ),
+    heavenly: bool = typer.Option(
+        False,
+        "--heavenly",
+        help="天胡: the dealer won on the hand as dealt (its first draw); with --self-drawn "
+        "and --dealer, no --melds",
+    ),
+    earthly: bool = typer.Option(
+        False,
+        "--earthly",
+        help="地胡: a non-dealer self-drew on its first draw, before any call or kong; with "
+        "--self-drawn, no --melds",
+    ),
+    human: bool = typer.Option(
+        False,
+        "--human",
+        help="人胡: won on a discard before its own first draw, before any call or kong; not "
+        "--self-drawn, no --melds",
+    ),
     ruleset: str | None = typer.Option(
         None,
         "--ruleset",
@@ -195,6 +219,20 @@ def score_cmd(
             "--after-kong: 槓上開花 is a self-draw on the replacement after your kong, but "
             "--melds holds no kong (kong:, akong: or ckong:)"
         )
+    if (
+        after_kong
+        and self_drawn
+        and not loaded.flowers
+        and not loaded.open_kong_replacement_win
+        and not any(m.is_kong and m.kind is not MeldKind.KONG for m in melds)
+    ):
+        # Then the replacement that won followed an added or concealed kong: an open kong's
+        # replacement cannot win under this ruleset (RULES.md, "No win on an open kong's
+        # replacement").
+        fail(
+            "--after-kong: this ruleset allows no win on the replacement after an open kong "
+            "(open_kong_replacement_win = false), and --melds holds no akong: or ckong:"
+        )
     try:
         ctx = WinContext(
             self_drawn=self_drawn,
@@ -205,6 +243,9 @@ def score_cmd(
             last_tile=last_tile,
             after_kong=after_kong,
             robbing_kong=robbing_kong,
+            heavenly=heavenly,
+            earthly=earthly,
+            human=human,
         )
         result = score_hand(concealed, melds, win, ctx, rules)
     except ArenaError as exc:

@@ -365,6 +365,93 @@ def test_score_after_kong_needs_a_kong_unless_flowers_replace() -> None:
     assert ["槓上開花", 1] in data["breakdown"]
 
 
+def test_score_after_an_open_kong_follows_the_ruleset() -> None:
+    # The competition allows no win on an open kong's replacement (seed 003 §3.3), so there
+    # 槓上開花 needs an added or concealed kong; common practice and a bare scoring table
+    # (no table rules) take any kong.
+    base = ["--hand", "123456789m1p234s", "--win-tile", "1p", "--self-drawn", "--seat-wind", "S"]
+    open_kong = [*base, "--melds", "kong:9999p", "--after-kong"]
+    code, out, err = run("score", *open_kong, "--ruleset", "competition")
+    assert code == 2 and out == ""
+    assert "no win on the replacement after an open kong" in flat(err)
+    for ruleset in ("common", "flowers"):
+        data = json.loads(run("score", *open_kong, "--ruleset", ruleset, "--json")[1])
+        assert ["槓上開花", 1] in data["breakdown"], ruleset
+    assert ["槓上開花", 1] in json.loads(run("score", *open_kong, "--json")[1])["breakdown"]
+    for kind in ("akong", "ckong"):
+        args = [*base, "--melds", f"{kind}:9999p", "--after-kong", "--ruleset", "competition"]
+        data = json.loads(run("score", *args, "--json")[1])
+        assert ["槓上開花", 1] in data["breakdown"], kind
+
+
+# 11p 123m 456m 789m 234s 555z: 三元牌 1 and 一條龍 4 (門清, doubled) besides the first-turn row.
+FIRST_TURN_HAND = ["--hand", "123456789m1p234s555z", "--win-tile", "1p"]
+
+
+@pytest.mark.parametrize(
+    ("args", "rows", "paid"),
+    [
+        (
+            ["--heavenly", "--self-drawn", "--dealer"],
+            [["莊家", 1], ["三元牌", 1], ["一條龍", 4], ["天胡", 16]],
+            {"non_dealer": 12000, "total": 36000},
+        ),
+        (
+            ["--earthly", "--self-drawn", "--seat-wind", "S"],
+            [["三元牌", 1], ["一條龍", 4], ["地胡", 16]],
+            {"non_dealer": 11500, "dealer": 12000, "total": 35000},
+        ),
+        (
+            ["--human", "--seat-wind", "W"],
+            [["三元牌", 1], ["一條龍", 4], ["人胡", 16]],
+            {"non_dealer": 11500, "dealer": 12000},
+        ),
+    ],
+)
+def test_score_first_turn_wins(
+    args: list[str], rows: list[list[object]], paid: dict[str, int]
+) -> None:
+    # Table 2-1's 16-Tai rows; by default they include 門清, 自摸 and 門清自摸
+    # (first_turn_absorbs_concealed), which therefore do not show.
+    code, out, err = run("score", *FIRST_TURN_HAND, *args, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["breakdown"] == rows and data["payments"] == paid
+    code, out, _ = run("score", *FIRST_TURN_HAND, *args)
+    assert code == 0 and str(rows[-1][0]) in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--heavenly", "--self-drawn", "--seat-wind", "S"], "天胡 (heavenly) is the dealer's"),
+        (["--heavenly", "--dealer"], "天胡 (heavenly) is the dealer's self-drawn win"),
+        (["--earthly", "--self-drawn", "--dealer"], "地胡 (earthly) is a non-dealer's"),
+        (["--human", "--self-drawn", "--seat-wind", "S"], "人胡 (human) is a win on a discard"),
+        (
+            ["--heavenly", "--human", "--self-drawn", "--dealer"],
+            "at most one of 天胡, 地胡 and 人胡 applies",
+        ),
+        (
+            ["--human", "--robbing-kong", "--seat-wind", "S"],
+            "a first-turn win cannot follow a kong",
+        ),
+    ],
+)
+def test_score_first_turn_flags_must_fit_the_win(args: list[str], message: str) -> None:
+    code, out, err = run("score", *FIRST_TURN_HAND, *args)
+    assert code == 2 and out == ""
+    assert message in flat(err)
+
+
+def test_score_first_turn_wins_need_a_hand_without_melds() -> None:
+    code, out, err = run("score", *README_SCORE, "--human", "--seat-wind", "S")
+    assert code == 2 and out == ""
+    assert "天胡, 地胡 and 人胡 need a hand without melds, got pon:999p" in flat(err)
+    text = flat(run("score", "--help")[1])
+    assert all(flag in text for flag in ("--heavenly", "--earthly", "--human"))
+
+
 @pytest.mark.parametrize(
     ("count", "message"),
     [

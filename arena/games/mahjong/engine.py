@@ -4,9 +4,11 @@ Flow: the dealer draws first (17 tiles) and then every turn is draw → (tsumo |
 draw | discard). After a discard every seat that could win, pon, kong or (the next seat only)
 chi on it is due at once; the engine resolves the claims when all of them have answered: win
 beats pon/kong beats chi, and with several wins the ruleset's ``multiple_wins`` decides. After a
-chi or pon the claimer discards; after an open kong it draws a replacement from the tail. An
-added kong first lets every seat that waits on that tile rob it (搶槓). The hand is exhaustively
-drawn when a draw is due and the wall is down to its reserve (16 tiles).
+chi or pon the claimer discards; after an open kong it draws a replacement from the tail, on
+which it may not win when ``open_kong_replacement_win`` is off (the competition: seed 003 §3.3,
+"明槓後無法胡牌"), so it can only kong again or discard. An added kong first lets every seat
+that waits on that tile rob it (搶槓). The hand is exhaustively drawn when a draw is due and the
+wall is down to its reserve (16 tiles).
 
 With the ``flowers`` ruleset option (a wall of 144) flowers never stay in a hand and the engine
 asks no one about them: after the deal, in rounds, each seat from the dealer exposes the flowers
@@ -288,10 +290,14 @@ class MahjongGame(Game[MahjongAction]):
 
     # -- own turn -------------------------------------------------------------------------------
 
-    def _draw(self, seat: int, replacement: bool, flower: bool = False) -> None:
+    def _draw(
+        self, seat: int, replacement: bool, flower: bool = False, open_kong: bool = False
+    ) -> None:
         """Draw for ``seat``: from the head, or from the tail after a kong (``replacement``) or a
         flower (``flower``). A flower is exposed and replaced at once; only a drawn tile that
-        is no flower's replacement counts for the first-turn wins."""
+        is no flower's replacement counts for the first-turn wins. ``open_kong``: the draw
+        replaces the seat's open kong (明槓); it stays set through the flowers that replace it,
+        so whether a flower came in between never changes whether the tile may win."""
         s = self.s
         position = s.position(seat)
         if not s.wall.can_draw(position):
@@ -303,13 +309,14 @@ class MahjongGame(Game[MahjongAction]):
         if tile >= FLOWER_BASE:
             self._announce_draw(seat, tile, replacement or flower)
             if not self._expose_flower(seat, tile):
-                self._draw(seat, replacement, flower=True)
+                self._draw(seat, replacement, flower=True, open_kong=open_kong)
             return
         s.counts[seat][tile] += 1
         s.phase = DISCARD
         s.turn = seat
         s.drawn = tile
         s.after_kong = replacement
+        s.after_open_kong = open_kong
         s.after_flower = flower
         s.last_tile = last
         s.claimed_turn = False
@@ -467,12 +474,13 @@ class MahjongGame(Game[MahjongAction]):
             )
         )
         if action.verb == A.KONG:
-            self._draw(seat, replacement=True)
+            self._draw(seat, replacement=True, open_kong=True)
             return
         s.phase = DISCARD
         s.turn = seat
         s.drawn = -1
         s.after_kong = False
+        s.after_open_kong = False
         s.claimed_turn = True
         s.legal = {seat: turn_options(s, seat)}
 

@@ -24,13 +24,24 @@ def enough_tai(state: HandState, seat: int, how: WinHow, tile: int, from_seat: i
     return score_win(state, seat, how, tile, from_seat).score.tai >= least
 
 
+def open_kong_replacement_barred(state: HandState) -> bool:
+    """Whether the tile the seat on turn drew replaces its own open kong (明槓) under a ruleset
+    where that tile may not win (``open_kong_replacement_win = false``, seed 003 §3.3)."""
+    return state.after_open_kong and not state.rules.open_kong_replacement_win
+
+
 def turn_options(state: HandState, seat: int) -> list[MahjongAction]:
     """After a draw: tsumo, kongs, discards. After a chi or pon: discards only."""
     row = state.counts[seat]
     options: list[MahjongAction] = []
     if not state.claimed_turn:
         drawn = state.drawn
-        if drawn >= 0 and is_winning(row) and enough_tai(state, seat, TSUMO_WIN, drawn, None):
+        if (
+            drawn >= 0
+            and not open_kong_replacement_barred(state)
+            and is_winning(row)
+            and enough_tai(state, seat, TSUMO_WIN, drawn, None)
+        ):
             options.append(A.TSUMO_ACTION)
         if state.can_draw(seat):
             options.extend(A.CKONGS[t] for t in range(34) if row[t] == 4)
@@ -94,6 +105,11 @@ def why_illegal(state: HandState, seat: int, action: MahjongAction) -> str:
         if verb == A.TSUMO:
             if state.drawn < 0:
                 return "tsumo needs a tile you drew"
+            if open_kong_replacement_barred(state) and is_winning(row):
+                return (
+                    "this ruleset allows no win on the replacement after your open kong "
+                    "(open_kong_replacement_win = false, seed 003 §3.3): discard or kong"
+                )
             if least and is_winning(row):
                 return f"your hand wins with fewer than the {least} Tai this ruleset requires"
             return "your hand does not win"

@@ -4,6 +4,8 @@ The engine knows how the hand was won; this module turns that into the scorer's 
 (self-draw, seat wind, 海底, 槓上開花, 搶槓, 天胡/地胡/人胡) and lets `scoring.settle` apply
 seed 003's payment rule: base + 500 × Tai, the discarder paying a discard win alone, each of the
 three paying a self-draw, and the dealer's 莊家 Tai in every payment the dealer makes or receives.
+A self-draw on the replacement after one's own open kong is 槓上開花 only where the ruleset lets it
+win at all (``open_kong_replacement_win``, off in the competition: seed 003 §3.3).
 
 Under the ``flowers`` option the context carries the winner's exposed flowers (正花, 花槓), a win
 on a replacement drawn after 補花 is 槓上開花 as after a kong (seed 003 table 2-1: "槓牌後補牌或
@@ -75,6 +77,11 @@ def score_win(
     state: HandState, seat: int, how: WinHow, tile: int, from_seat: int | None
 ) -> ScoredWin:
     """Score ``seat``'s win on ``tile`` and settle who pays it."""
+    # The legal lists never offer this win; scoring it anyway would pay a 槓上開花 the ruleset
+    # forbids, so a caller that skipped them fails here rather than settling it.
+    assert not (
+        how == TSUMO_WIN and state.after_open_kong and not state.rules.open_kong_replacement_win
+    ), "the ruleset allows no win on the replacement after an open kong"
     counts = list(state.counts[seat])
     if how == TSUMO_WIN:
         counts[tile] -= 1

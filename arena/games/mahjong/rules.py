@@ -1,10 +1,12 @@
 """Mahjong table rulesets: a checked, immutable value read from a mapping or a TOML file.
 
 The defaults are common Taiwan practice; ``configs/rulesets/competition.toml`` sets the seed's
-platform (seed 003 §2.1), which differs in one table rule: an open kong may not be made on a
-discard of the seat before you (上家). Scoring options live in a nested ``scoring`` table and are
-checked by `ScoringRules`. The engine's ``rules`` mapping is `MahjongRules.to_mapping()` of the
-merged ruleset, so a record's header states every value the hand was played with.
+platform, which differs in two table rules: an open kong may not be made on a discard of the seat
+before you (上家, seed 003 §2.1), and the replacement draw after an open kong cannot win (our
+reading of §3.3's "規則上規定明槓後無法胡牌"). Scoring options live in a nested ``scoring`` table
+and are checked by `ScoringRules`. The engine's ``rules`` mapping is `MahjongRules.to_mapping()`
+of the merged ruleset, so a record's header states every value the hand was played with (two
+options only when they differ from their defaults, see `to_mapping`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ class MahjongRules:
     open_kong_from_left: bool = True
     """An open kong (明槓) may be made on a discard of the seat before you. Seed 003 §2.1: the
     competition platform allows it only on the opposite or the next seat's discard (false)."""
+    open_kong_replacement_win: bool = True
+    """A self-draw on the replacement tile after one's own open kong (明槓, the kong of a
+    discard) may win, as 槓上開花. Seed 003 §3.3 says the platform's rules allow no win after a
+    明槓; we read that as no win on that replacement draw (false), a later win being legal.
+    Added and concealed kongs are unaffected."""
     multiple_wins: str = "first"
     """Several seats claim a win on one discard: "first" = only the first in turn order after
     the discarder wins (截胡); "all" = every one of them wins and the discarder pays each."""
@@ -54,6 +61,7 @@ class MahjongRules:
 
     def __post_init__(self) -> None:
         rulesets.check_bool("open_kong_from_left", self.open_kong_from_left)
+        rulesets.check_bool("open_kong_replacement_win", self.open_kong_replacement_win)
         rulesets.check_bool("per_seat_draws", self.per_seat_draws)
         rulesets.check_bool("flowers", self.flowers)
         if self.multiple_wins not in MULTIPLE_WINS:
@@ -88,10 +96,13 @@ class MahjongRules:
     def to_mapping(self) -> dict[str, Any]:
         """The full ruleset as JSON-able data; `from_mapping` reads it back to an equal value.
 
-        ``flowers`` is listed only when on, so the record headers of flower-free rulesets stay
-        byte-identical to those written before the option existed."""
-        mapping: dict[str, Any] = {
-            "open_kong_from_left": self.open_kong_from_left,
+        ``open_kong_replacement_win`` is listed only when off and ``flowers`` only when on. Each
+        default is how the engine played before the option existed, so a header that leaves it
+        out stays byte-identical to the old ones, and an old record still replays as played."""
+        mapping: dict[str, Any] = {"open_kong_from_left": self.open_kong_from_left}
+        if not self.open_kong_replacement_win:
+            mapping["open_kong_replacement_win"] = False
+        mapping |= {
             "multiple_wins": self.multiple_wins,
             "per_seat_draws": self.per_seat_draws,
             "reserve": self.reserve,

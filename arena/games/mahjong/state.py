@@ -70,6 +70,7 @@ class HandState:
     __slots__ = (
         "after_flower",
         "after_kong",
+        "after_open_kong",
         "answers",
         "claim_from",
         "claim_tile",
@@ -127,6 +128,9 @@ class HandState:
         self.turn = dealer
         self.drawn = -1
         self.after_kong = False
+        self.after_open_kong = False
+        """The drawn tile is the replacement after this seat's open kong (明槓), flowers that
+        replaced it included: the ``open_kong_replacement_win`` rule reads it."""
         self.after_flower = False
         self.last_tile = False
         self.claimed_turn = False
@@ -157,6 +161,7 @@ class HandState:
         twin.turn = self.turn
         twin.drawn = self.drawn
         twin.after_kong = self.after_kong
+        twin.after_open_kong = self.after_open_kong
         twin.after_flower = self.after_flower
         twin.flowers = [list(row) for row in self.flowers]
         twin.last_tile = self.last_tile
