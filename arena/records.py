@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -142,9 +141,3 @@ def split_matches(lines: list[dict[str, Any]]) -> list[MatchLines]:
         else:
             current.games[-1].append(line)
     return matches
-
-
-def split_games(lines: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
-    """Group a record's lines into games, each starting at its header (match lines left out)."""
-    for match in split_matches(lines):
-        yield from match.games

@@ -115,11 +115,6 @@ def encode(message: BaseModel) -> str:
     return message.model_dump_json(exclude=_unset_envelope(message))
 
 
-def to_data(message: BaseModel) -> dict[str, Any]:
-    """The JSON-able dict of a message, as `encode` would write it."""
-    return message.model_dump(mode="json", exclude=_unset_envelope(message))
-
-
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of every message (``arena protocol schema``)."""
     return MESSAGE_ADAPTER.json_schema()

@@ -20,7 +20,6 @@ Card = int
 DECK = 52
 SUIT_SIZE = 13
 SEATS: tuple[str, ...] = ("N", "E", "S", "W")
-SEAT_NAMES: tuple[str, ...] = ("North", "East", "South", "West")
 SUIT_SYMBOLS = "♠♥♦♣"
 SUIT_LETTERS = "SHDC"
 RANK_TEXT: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")

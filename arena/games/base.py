@@ -20,13 +20,14 @@ from pydantic import BaseModel
 
 from arena.dealing import MatchSeed
 
-A = TypeVar("A")
-
 
 class ActionValue(Protocol):
     """Actions are small immutable values whose ``str()`` round-trips through `parse_action`."""
 
     def __str__(self) -> str: ...
+
+
+A = TypeVar("A", bound=ActionValue)
 
 
 @dataclass(frozen=True, slots=True)

@@ -275,6 +275,16 @@ def test_cache_round_trip_and_rebuild(tmp_path: Path) -> None:
     with pytest.raises(MahjongError):
         read_tables(path)  # which load_tables treats like a stale version, as above
 
+    # a cache cut short by a crash or a full disk: a zip with no end, or nothing at all
+    save_tables(tables, path)
+    whole = path.read_bytes()
+    for damaged in (whole[: len(whole) // 2], b""):
+        path.write_bytes(damaged)
+        with pytest.raises(MahjongError, match="cannot read mahjong tables"):
+            read_tables(path)
+        rebuilt, report = load_tables(path)
+        assert report.source == "built" and _same(rebuilt, tables)
+
 
 def test_cache_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("ARENA_CACHE_DIR", str(tmp_path / "arena"))

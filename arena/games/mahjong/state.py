@@ -208,9 +208,6 @@ class HandState:
                 return i
         return -1
 
-    def concealed_count(self, seat: int) -> int:
-        return sum(self.counts[seat])
-
     def tiles_accounted(self) -> list[int]:
         """Where every tile is: hands, sets, rivers, exposed flowers and the undrawn wall (136
         in all; 42 counts, the flowers' 1 each, with the flowers option)."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+import zipfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -308,7 +309,8 @@ def read_tables(path: Path) -> HandTables:
             if int(data["version"]) != TABLE_VERSION:
                 raise MahjongError(f"{path} holds tables of another version")
             tables = HandTables(**{name: data[name] for name in _FIELDS})
-    except (OSError, KeyError, ValueError) as exc:
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        # a file cut short by a crash or a full disk: rebuilt by load_tables, never a traceback
         raise MahjongError(f"cannot read mahjong tables from {path}: {exc}") from exc
     if tables.suit_win.shape != (SUIT_PATTERNS,) or tables.honour_win.shape != (HONOUR_PATTERNS,):
         raise MahjongError(f"{path} holds tables of the wrong shape")

@@ -46,7 +46,6 @@ WINDS: tuple[int, ...] = (EAST, SOUTH, WEST, NORTH)
 DRAGONS: tuple[int, ...] = (WHITE, GREEN, RED)
 HONOURS: tuple[int, ...] = WINDS + DRAGONS
 TERMINALS: tuple[int, ...] = (0, 8, 9, 17, 18, 26)
-SUITED: tuple[int, ...] = tuple(range(27))
 
 _WIND_LETTERS = "ESWN"
 _DIGITS_ZH = "一二三四五六七八九"
@@ -88,11 +87,6 @@ def _check_tile(t: int) -> None:
 def _check_any(t: int) -> None:
     if not 0 <= t < ALL_KINDS:
         raise MahjongError(f"tile index {t} is outside 0..{ALL_KINDS - 1}")
-
-
-def is_flower(t: Tile) -> bool:
-    """One of the eight flowers 1f-8f (春夏秋冬梅蘭菊竹)."""
-    return t >= FLOWER_BASE
 
 
 def suit_of(t: Tile) -> int:
