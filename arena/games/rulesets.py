@@ -50,6 +50,12 @@ def ruleset_path(game: str, name: str | Path) -> Path:
         if not path.is_file():
             raise RulesetError(f"no ruleset file {path}")
         return path
+    if not RULESET_DIR.is_dir():
+        # configs/ is not a package: a built wheel has no rulesets, only a checkout does
+        raise RulesetError(
+            f"no ruleset directory {RULESET_DIR}: the named rulesets live in a checkout's "
+            "configs/rulesets (install it with `pip install -e .`), or pass a ruleset file path"
+        )
     candidate = RULESET_DIR / f"{name}.toml"
     if not candidate.is_file():
         known = ", ".join(list_rulesets(game)) or "none"
