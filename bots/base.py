@@ -2,6 +2,12 @@
 
 A bot sees only its own seat: the events the referee lets it see, and the request (with its
 seat's observation) when a decision is due. It never receives a game state.
+
+Messages are read-only. In-process, a public event's payload is the one object every seat is
+handed (copying each message for each seat would cost the in-process matches their speed), so a
+bot that changes a list inside one changes what the other in-process bots read. Observations are
+built afresh for each request, so the game itself cannot be changed through them (the engine
+conformance suite checks this).
 """
 
 from __future__ import annotations
