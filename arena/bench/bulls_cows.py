@@ -1,4 +1,5 @@
-"""1A2B experiments: every-secret evaluations, duel series through the referee, the benchmark.
+"""1A2B experiments: every-secret evaluations and the benchmark. (Duel series between two bots are
+a match format: `arena.matches.bulls_cows`.)
 
 ``evaluate`` with the fixed answerer plays every secret once through the engine's solve mode
 (deal ``{"secret_index": i}``), driving the bot's synchronous `BullsCowsBot.decide` directly:
@@ -9,22 +10,15 @@ games, the evader breaking its ties from a seeded stream per run.
 
 from __future__ import annotations
 
-import math
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from arena.dealing import MatchSeed
 from arena.games.bulls_cows import BullsCowsGame, CodeSpace, code_space
-from arena.transports.base import Seat
-
-if TYPE_CHECKING:
-    from arena.referee import TimeBank
 from bots.bulls_cows import GUESSERS, BullsCowsBot, EvaderAnswerer, build_bot
 from bots.bulls_cows.guessers import Guesser, History, IntArray
 
@@ -202,143 +196,6 @@ def walk_tree(guesser: Guesser, space: CodeSpace) -> EvalReport:
             else:
                 stack.append(([*history, (guess, feedback)], group))
     report.guesses.sort()
-    report.seconds = time.perf_counter() - started
-    return report
-
-
-# -- duel series through the referee -----------------------------------------------------------
-
-
-@dataclass
-class SeriesReport:
-    names: tuple[str, str]
-    games: int
-    wins: list[int]
-    draws: int
-    reasons: Counter[str]
-    penalties: list[int]
-    diffs: list[float]
-    seconds: float
-    scores: list[tuple[float, float]] = field(default_factory=list, repr=False)
-    """Game by game, the scores of A and B (what a league stores)."""
-
-    @property
-    def mean_diff(self) -> float:
-        return sum(self.diffs) / len(self.diffs) if self.diffs else 0.0
-
-    @property
-    def ci95(self) -> tuple[float, float]:
-        """Normal-approximation 95% interval of the mean per-game score difference (a − b)."""
-        n = len(self.diffs)
-        if n < 2:
-            return (-1.0, 1.0)
-        mean = self.mean_diff
-        variance = sum((d - mean) ** 2 for d in self.diffs) / (n - 1)
-        half = 1.96 * math.sqrt(variance / n)
-        return (mean - half, mean + half)
-
-    def to_json(self) -> dict[str, Any]:
-        low, high = self.ci95
-        return {
-            "bots": list(self.names),
-            "games": self.games,
-            "wins": {self.names[0]: self.wins[0], self.names[1]: self.wins[1]},
-            "draws": self.draws,
-            "reasons": dict(sorted(self.reasons.items())),
-            "penalties": {self.names[0]: self.penalties[0], self.names[1]: self.penalties[1]},
-            "score_diff_mean": round(self.mean_diff, 4),
-            "score_diff_ci95": [round(low, 4), round(high, 4)],
-            "seconds": round(self.seconds, 3),
-        }
-
-
-async def play_series(
-    a: str,
-    b: str,
-    games: int,
-    seed_text: str,
-    *,
-    a_config: Mapping[str, Any] | None = None,
-    b_config: Mapping[str, Any] | None = None,
-    names: tuple[str, str] | None = None,
-    digits: int = 3,
-    alphabet: str = "123456789",
-    max_guesses: int = 20,
-    record_dir: Path | None = None,
-    deadline_ms: int = 5000,
-    progress: Callable[[int], None] | None = None,
-    seats: tuple[Seat, Seat] | None = None,
-    time_bank: TimeBank | None = None,
-) -> SeriesReport:
-    """``games`` duels of bot ``a`` against bot ``b`` through the referee with in-process seats
-    (or the given ``seats`` of A and B, e.g. bots on a server; ``a``/``b`` then name them);
-    ``a`` sits first (and so starts) in the even games, ``b`` in the odd ones. ``names`` label
-    the bots (default: their strategies)."""
-    from arena.records import JsonlRecorder, Recorder
-    from arena.referee import MatchFrame, match_id_for, play_game, seat_order
-    from arena.transports.inprocess import InProcessSeat
-    from bots.registry import make_bot
-
-    first, second = names or (a, b)
-    names = (first, second) if first != second else (f"{first}#1", f"{second}#2")
-    seed = MatchSeed.from_text(seed_text)
-    if seats is None:
-        # Never the match seed itself: a bot holding it could derive the other's secrets.
-        seed_a, seed_b = seed.derive("bots", "a").hex(), seed.derive("bots", "b").hex()
-        bot_a = make_bot("bulls_cows", a, {"seed": seed_a, **dict(a_config or {})}, names[0])
-        bot_b = make_bot("bulls_cows", b, {"seed": seed_b, **dict(b_config or {})}, names[1])
-        seats = (InProcessSeat(bot_a), InProcessSeat(bot_b))
-    rules = {"mode": "duel", "digits": digits, "alphabet": alphabet, "max_guesses": max_guesses}
-    match_id = match_id_for("bulls_cows", seed)
-    recorder: Recorder | None = None
-    if record_dir is not None:
-        # One file per match: a replay of the same seed starts it afresh, never appends.
-        path = record_dir / f"{match_id}.jsonl"
-        path.unlink(missing_ok=True)
-        recorder = JsonlRecorder(path)
-    report = SeriesReport(names, games, [0, 0], 0, Counter(), [0, 0], [], 0.0)
-    started = time.perf_counter()
-    frame = MatchFrame("bulls_cows", seed, seats, names, games, recorder, "alternate", rules)
-    try:
-        await frame.start()
-        for k in range(games):
-            order = seat_order("alternate", k, 2)
-            a_seat = order.index(0)
-            played = await play_game(
-                "bulls_cows",
-                [seats[i] for i in order],
-                rules=rules,
-                seed=seed,
-                deal={"game_index": k},
-                players=[names[i] for i in order],
-                match_id=match_id,
-                game_id=f"g{k}",
-                deadline_ms=deadline_ms,
-                recorder=recorder,
-                reveal=False,
-                time_bank=time_bank,
-            )
-            result = played.result
-            frame.tally([names[i] for i in order], result.scores)
-            report.reasons[result.reason] += 1
-            score_a, score_b = result.scores[a_seat], result.scores[1 - a_seat]
-            report.diffs.append(score_a - score_b)
-            report.scores.append((score_a, score_b))
-            if score_a > score_b:
-                report.wins[0] += 1
-            elif score_b > score_a:
-                report.wins[1] += 1
-            else:
-                report.draws += 1
-            report.penalties[0] += played.penalties[a_seat]
-            report.penalties[1] += played.penalties[1 - a_seat]
-            if progress is not None:
-                progress(1)
-        await frame.finish()
-    finally:
-        frame.close()
-        if recorder is not None:
-            recorder.close()
     report.seconds = time.perf_counter() - started
     return report
 

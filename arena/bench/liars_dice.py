@@ -1,250 +1,37 @@
-"""Liar's dice experiments: the seed's gauntlet (a bot against the 32 personalities), matches, and
-the speed benchmark.
+"""Liar's dice experiments and the speed benchmark: the seed's gauntlet (a bot against the 32
+personalities, seed 002 §5.2), a gauntlet beside a baseline's (`Gain`), and `arena bench
+liars-dice`, which times the gauntlet and both game drivers.
 
-Two drivers play a game with the same `LiarsDiceBot` objects:
-
-* `play_direct` — a synchronous loop over the engine interface (to_act, observation, apply,
-  drain_events) that calls the bots' synchronous core. No envelopes, no asyncio, no deadlines.
-* `play_refereed` — the lead's async referee with in-process seats: every event and request is a
-  protocol message, every answer parsed and checked.
-
-Both feed a bot exactly the same payloads and observations, so a seed gives the same games
-either way (a test checks it). The gauntlet uses `play_direct` because the referee's per-decision
-cost is what dominates a 16,000-game run; `arena bench liars-dice` measures both.
+The games themselves — the two drivers, the duel, the two-bot match — are match formats, in
+`arena.matches.liars_dice_series`; this module runs them as experiments and measures them. The
+gauntlet plays its duels with `play_direct` because the referee's per-decision cost is what
+dominates a 16,000-game run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from arena.dealing import MatchSeed
-from arena.games.base import GameResult
-from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
+from arena.matches.liars_dice_series import (
+    Driver,
+    Duel,
+    Opener,
+    Progress,
+    make_ld_bot,
+    play_direct,
+    play_duel,
+    play_refereed,
+)
 from arena.matches.stats import Interval, mean_interval, proportion_interval
 from arena.processes import run_in_processes
-from arena.records import Recorder
-from arena.transports.base import Seat
-
-if TYPE_CHECKING:
-    from arena.referee import TimeBank
 from bots.liars_dice import PERSONALITIES, LiarsDiceBot
-from bots.registry import make_bot
-
-Progress = Callable[[int], None]
-"""Called with the number of games just finished."""
-
-
-def make_ld_bot(strategy: str, config: Mapping[str, Any] | None = None) -> LiarsDiceBot:
-    bot = make_bot("liars_dice", strategy, config)
-    if not isinstance(bot, LiarsDiceBot):
-        raise TypeError(f"{strategy} is not a liar's dice strategy bot")
-    return bot
-
-
-def play_direct(
-    bots: Sequence[LiarsDiceBot],
-    seed: MatchSeed,
-    *,
-    game_index: int,
-    first: int,
-    rules: LiarsDiceRules | None = None,
-    match_id: str = "m",
-    players: Sequence[str] | None = None,
-) -> tuple[GameResult, int]:
-    """One game through the engine interface, synchronously; returns the result and decisions."""
-    rules = rules or LiarsDiceRules(players=len(bots))
-    game = LiarsDiceGame(rules, seed, game_index=game_index, first=first)
-    game_id = f"g{game_index}"
-    names = list(players) if players is not None else [bot.name for bot in bots]
-    for seat, bot in enumerate(bots):
-        bot.begin(match_id, game_id, seat, names)
-    decisions = 0
-    while True:
-        for event in game.drain_events():
-            for seat, bot in enumerate(bots):
-                if event.visible_to(seat):
-                    bot.handle(match_id, game_id, event.payload)
-        if game.is_over():
-            return game.result(), decisions
-        (seat,) = game.to_act()
-        text = bots[seat].choose(match_id, game_id, game.observation(seat))
-        game.apply(seat, game.parse_action(text))
-        decisions += 1
-
-
-async def play_refereed(
-    bots: Sequence[LiarsDiceBot],
-    seed: MatchSeed,
-    *,
-    game_index: int,
-    first: int,
-    rules: LiarsDiceRules | None = None,
-    match_id: str = "m",
-    players: Sequence[str] | None = None,
-    deadline_ms: int = 5000,
-) -> tuple[GameResult, int]:
-    """The same game through the referee with in-process seats."""
-    from arena.transports.inprocess import InProcessSeat
-
-    names = list(players) if players is not None else [bot.name for bot in bots]
-    return await play_seats(
-        [InProcessSeat(bot) for bot in bots],
-        names,
-        seed,
-        game_index=game_index,
-        first=first,
-        rules=rules,
-        match_id=match_id,
-        deadline_ms=deadline_ms,
-    )
-
-
-async def play_seats(
-    seats: Sequence[Seat],
-    names: Sequence[str],
-    seed: MatchSeed,
-    *,
-    game_index: int,
-    first: int,
-    rules: LiarsDiceRules | None = None,
-    match_id: str = "m",
-    deadline_ms: int = 5000,
-    recorder: Recorder | None = None,
-    reveal: bool = True,
-    time_bank: TimeBank | None = None,
-) -> tuple[GameResult, int]:
-    """One game through the referee between any seats (in-process or on a server), written to
-    ``recorder`` when one is given (``reveal``: with the seed after it, for a game played on
-    its own; a match reveals it once, at its end)."""
-    from arena.referee import play_game
-
-    rules = rules or LiarsDiceRules(players=len(seats))
-    played = await play_game(
-        "liars_dice",
-        list(seats),
-        rules=rules.to_mapping(),
-        seed=seed,
-        deal={"game_index": game_index, "first": first},
-        players=list(names),
-        match_id=match_id,
-        game_id=f"g{game_index}",
-        deadline_ms=deadline_ms,
-        recorder=recorder,
-        reveal=reveal,
-        time_bank=time_bank,
-    )
-    return played.result, played.decisions
-
 
 # -- the gauntlet (seed 002 §5.2) -------------------------------------------------------------
-
-
-@dataclass
-class Duel:
-    """A bot's record against one opponent: game by game, in order (for the trend charts)."""
-
-    opponent: str
-    outcomes: list[bool] = field(default_factory=list)
-    decisions: int = 0
-    give_ups: int = 0
-    """Decisions where random-guess's §4.2.3 flow ran out of tries (see `RandomGuess`)."""
-
-    @property
-    def wins(self) -> int:
-        return sum(self.outcomes)
-
-    @property
-    def games(self) -> int:
-        return len(self.outcomes)
-
-    @property
-    def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
-
-    def interval(self) -> Interval:
-        """The win rate with its Wilson 95% interval."""
-        return proportion_interval(self.wins, self.games)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "opponent": self.opponent,
-            "wins": self.wins,
-            "games": self.games,
-            "win_rate": round(self.win_rate, 4),
-            "win_rate_ci95": self.interval().to_json(),
-            "decisions_per_game": round(self.decisions / self.games, 3) if self.games else 0.0,
-        }
-
-
-Driver = Literal["referee", "direct"]
-Opener = Literal["alternate", "bot", "opponent", "loser", "winner"]
-OPENERS: tuple[Opener, ...] = ("alternate", "bot", "opponent", "loser", "winner")
-"""Who opens the games of a duel. The seed does not say who opened in its experiments; the
-issue asks for alternating openers. `bot` and `opponent` measure each side of that; `loser` and
-`winner` (the previous game's, the bot opening the first) are the usual rules at a table."""
-
-
-def first_player(opener: Opener, game: int, bot_won_last: bool | None = None) -> int:
-    """The seat that opens game ``game`` of a duel (the bot sits at seat 0); ``bot_won_last``
-    is the previous game's result for the bot (``None`` before the first)."""
-    if opener == "alternate":
-        return game % 2
-    if opener == "bot" or bot_won_last is None:
-        return 0
-    if opener == "opponent":
-        return 1
-    loser = 1 if bot_won_last else 0
-    return loser if opener == "loser" else 1 - loser
-
-
-def play_duel(
-    bot: LiarsDiceBot,
-    opponent: LiarsDiceBot,
-    games: int,
-    seed: MatchSeed,
-    *,
-    match_id: str,
-    driver: Driver = "referee",
-    progress: Progress | None = None,
-    opener: Opener = "alternate",
-) -> Duel:
-    """``games`` two-seat games, ``bot`` at seat 0, the first player alternating (seat 0 opens the
-    even games) unless ``opener`` says otherwise (`first_player`). Game k uses the dice stream of
-    game index k, so every opponent faces the same dice and two bots run with the same seed are
-    compared on identical deals."""
-    duel = Duel(opponent.name)
-    pair = (bot, opponent)
-    names = [bot.name, opponent.name]
-
-    def first(game: int) -> int:
-        return first_player(opener, game, duel.outcomes[-1] if duel.outcomes else None)
-
-    def record(result: GameResult, decisions: int) -> None:
-        duel.outcomes.append(0 in result.winners)
-        duel.decisions += decisions
-        if progress is not None:
-            progress(1)
-
-    if driver == "direct":
-        direct = partial(play_direct, pair, seed, match_id=match_id, players=names)
-        for k in range(games):
-            record(*direct(game_index=k, first=first(k)))
-        duel.give_ups = getattr(bot.strategy, "give_ups", 0)
-        return duel
-
-    async def refereed() -> None:
-        referee = partial(play_refereed, pair, seed, match_id=match_id, players=names)
-        for k in range(games):
-            record(*await referee(game_index=k, first=first(k)))
-
-    asyncio.run(refereed())
-    duel.give_ups = getattr(bot.strategy, "give_ups", 0)
-    return duel
 
 
 FLOOR = 0.55
@@ -460,111 +247,6 @@ class Gain:
             "baseline": {key: base[key] for key in ("bot", "results", "mean", "min", "give_ups")},
             "gain": self.interval().to_json(),
         }
-
-
-# -- matches between two named bots -----------------------------------------------------------
-
-
-@dataclass
-class MatchReport:
-    a: str
-    b: str
-    games: int
-    wins_a: int
-    decisions: int
-    seconds: float
-    a_won: list[bool] = field(default_factory=list, repr=False)
-    """Game by game, whether A won (what a league stores)."""
-
-    def interval(self) -> Interval:
-        """A's win rate with its Wilson 95% interval."""
-        return proportion_interval(self.wins_a, self.games)
-
-    def to_json(self) -> dict[str, Any]:
-        rate = self.wins_a / self.games if self.games else 0.0
-        return {
-            "a": self.a,
-            "b": self.b,
-            "games": self.games,
-            "wins_a": self.wins_a,
-            "wins_b": self.games - self.wins_a,
-            "win_rate_a": round(rate, 4),
-            "win_rate_a_ci95": self.interval().to_json(),
-            "decisions": self.decisions,
-            "seconds": round(self.seconds, 3),
-        }
-
-
-async def run_match(
-    a: str,
-    b: str,
-    games: int,
-    seed_text: str,
-    *,
-    config_a: Mapping[str, Any] | None = None,
-    config_b: Mapping[str, Any] | None = None,
-    rules: LiarsDiceRules | None = None,
-    progress: Progress | None = None,
-    seats: tuple[Seat, Seat] | None = None,
-    recorder: Recorder | None = None,
-    deadline_ms: int = 5000,
-    time_bank: TimeBank | None = None,
-) -> MatchReport:
-    """``games`` games through the referee, in-process seats (or the given ``seats`` of A and
-    B, e.g. bots on a server, named ``a`` and ``b``), the first player alternating. Seat order
-    alternates too, so neither bot always sits at seat 0. ``recorder`` gets every game;
-    ``time_bank`` (keyed by ``a`` and ``b``, or the bots' names) is the match's."""
-    from arena.referee import MatchFrame, seat_order
-    from arena.transports.inprocess import InProcessSeat
-
-    seed = MatchSeed.from_text(seed_text)
-    if seats is None:
-        # Never the match seed itself (a bot holding it could derive every die of the match),
-        # and a seed of each bot's own (one holding the other's could replay its choices).
-        seed_a, seed_b = seed.derive("bots", "a").hex(), seed.derive("bots", "b").hex()
-        bot_a = make_ld_bot(a, {"seed": seed_a, **dict(config_a or {})})
-        bot_b = make_ld_bot(b, {"seed": seed_b, **dict(config_b or {})})
-        # Two copies of one strategy must still be told apart by name (streams, tables).
-        if bot_a.name == bot_b.name:
-            bot_a.name, bot_b.name = f"{a}#a", f"{b}#b"
-        seats = (InProcessSeat(bot_a), InProcessSeat(bot_b))
-        names = (bot_a.name, bot_b.name)
-    else:
-        names = (a, b)
-    started = time.perf_counter()
-    wins_a = decisions = 0
-    a_won: list[bool] = []
-    duel_rules = (rules or LiarsDiceRules(players=2)).to_mapping()
-    frame = MatchFrame("liars_dice", seed, seats, names, games, recorder, "alternate", duel_rules)
-    match_id = frame.match_id
-    try:
-        await frame.start()
-        for k in range(games):
-            order = seat_order("alternate", k, 2)
-            result, used = await play_seats(
-                [seats[i] for i in order],
-                [names[i] for i in order],
-                seed,
-                game_index=k,
-                first=(k // 2) % 2,
-                rules=rules,
-                match_id=match_id,
-                deadline_ms=deadline_ms,
-                recorder=recorder,
-                reveal=False,
-                time_bank=time_bank,
-            )
-            frame.tally([names[i] for i in order], result.scores)
-            seat_a = order.index(0)
-            a_won.append(seat_a in result.winners)
-            wins_a += a_won[-1]
-            decisions += used
-            if progress is not None:
-                progress(1)
-        await frame.finish()
-    finally:
-        frame.close()
-    return MatchReport(a, b, games, wins_a, decisions, time.perf_counter() - started, a_won)
 
 
 # -- the speed benchmark ----------------------------------------------------------------------

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from arena.bench.liars_dice import Duel, Gain, Gauntlet
+from arena.bench.liars_dice import Gain, Gauntlet
+from arena.matches.liars_dice_series import Duel
 
 
 def _cumulative(duel: Duel) -> list[int]:

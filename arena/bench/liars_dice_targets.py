@@ -28,17 +28,8 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any, Literal
 
-from arena.bench.liars_dice import (
-    FLOOR,
-    Driver,
-    Duel,
-    Gain,
-    Gauntlet,
-    Opener,
-    Progress,
-    pool_gauntlets,
-    run_gauntlet,
-)
+from arena.bench.liars_dice import FLOOR, Gain, Gauntlet, pool_gauntlets, run_gauntlet
+from arena.matches.liars_dice_series import Driver, Duel, Opener, Progress
 from arena.matches.stats import Interval
 
 Verdict = Literal["met", "missed", "not shown"]

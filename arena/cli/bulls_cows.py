@@ -125,7 +125,7 @@ def match_cmd(
 ) -> None:
     """A 1A2B duel series through the referee, alternating who starts: in-process strategies,
     or with --server the two named bots connected to an arena server."""
-    from arena.bench.bulls_cows import play_series
+    from arena.matches.bulls_cows import play_series
     from bots.bulls_cows import GUESSERS, BotConfigError
 
     a_config: dict[str, Any] = {}

@@ -16,10 +16,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from arena.bench.liars_dice import (
-    run_bench,
-    run_match,
-)
+from arena.bench.liars_dice import run_bench
 from arena.cli.common import (
     at_least,
     fail,
@@ -36,6 +33,7 @@ from arena.errors import ArenaError
 from arena.games.errors import GameError
 from arena.games.liars_dice import LiarsDiceRules, load_ruleset
 from arena.matches.liars_dice import MAX_SEATS, in_process_seats, run_table
+from arena.matches.liars_dice_series import run_match
 from arena.matches.stats import Interval
 from arena.records import JsonlRecorder
 from arena.referee import TimeControl

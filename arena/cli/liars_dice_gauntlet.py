@@ -9,20 +9,12 @@ from typing import Any, cast
 import typer
 from rich.table import Table
 
-from arena.bench.liars_dice import (
-    FLOOR,
-    OPENERS,
-    Driver,
-    Gain,
-    Gauntlet,
-    Opener,
-    pool_gauntlets,
-    run_gauntlet,
-)
+from arena.bench.liars_dice import FLOOR, Gain, Gauntlet, pool_gauntlets, run_gauntlet
 from arena.bench.liars_dice_charts import plot_trends
 from arena.cli.common import at_least, between, fail, output_directory, print_json, split_names
 from arena.cli.liars_dice import bot_config, err, ld_app, out, progress, span
 from arena.errors import ArenaError
+from arena.matches.liars_dice_series import OPENERS, Driver, Opener
 from bots.liars_dice import PERSONALITIES, ConfigError
 from bots.registry import UnknownBotError
 

@@ -7,7 +7,7 @@ from typing import cast
 import typer
 from rich.table import Table
 
-from arena.bench.liars_dice import FLOOR, OPENERS, Opener
+from arena.bench.liars_dice import FLOOR
 from arena.bench.liars_dice_targets import (
     BAYES,
     PROBABILITY,
@@ -24,6 +24,7 @@ from arena.cli.common import at_least, between, fail, print_json
 from arena.cli.liars_dice import ld_app, out, progress
 from arena.cli.liars_dice_gauntlet import DRIVER_HELP, parse_driver, parse_seeds
 from arena.errors import ArenaError
+from arena.matches.liars_dice_series import OPENERS, Opener
 from bots.liars_dice import PERSONALITIES
 
 TARGETS_HELP = (

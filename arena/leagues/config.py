@@ -13,13 +13,17 @@ import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from arena.errors import ArenaError
 from arena.referee import DEFAULT_DEADLINE_MS
 from bots.registry import BotConfigError, make_bot, read_config
+
+if TYPE_CHECKING:
+    from arena.games.liars_dice.rules import LiarsDiceRules
+    from arena.games.mahjong.rules import MahjongRules
 
 LeagueGame = Literal["mahjong", "liars-dice", "bulls-cows"]
 
@@ -187,28 +191,50 @@ class LeagueConfig(BaseModel):
         text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def load_rules(self) -> Any:
+    def load_rules(self) -> MahjongRules | LiarsDiceRules | dict[str, Any]:
         """The game's rules object (mahjong, liar's dice) or the 1A2B rules mapping; raises
-        `ArenaError` for a bad ruleset."""
-        if self.ruleset is not None:
-            self._no_time_table()
+        `ArenaError` for a bad ruleset. A caller that knows the game takes `mahjong_rules`,
+        `dice_rules` or `bulls_cows_rules` instead, which keep the type."""
         if self.game == "mahjong":
-            from arena.games.mahjong.rules import load_ruleset as load_mahjong
-
-            return load_mahjong(self.ruleset or "competition")
+            return self.mahjong_rules()
         if self.game == "liars-dice":
-            from arena.games.liars_dice.rules import LiarsDiceRules
-            from arena.games.liars_dice.rules import load_ruleset as load_dice
+            return self.dice_rules()
+        return self.bulls_cows_rules().model_dump()
 
-            dice = load_dice(self.ruleset) if self.ruleset else LiarsDiceRules()
-            if dice.players != 2:
-                raise LeagueConfigError(f"a league match seats two bots; players = {dice.players}")
-            return dice
+    def mahjong_rules(self) -> MahjongRules:
+        """The ruleset of a mahjong league (default: the competition rules)."""
+        self._check_game("mahjong")
+        from arena.games.mahjong.rules import load_ruleset as load_mahjong
+
+        return load_mahjong(self.ruleset or "competition")
+
+    def dice_rules(self) -> LiarsDiceRules:
+        """The ruleset of a liar's dice league: two players, as every league match is a duel."""
+        self._check_game("liars-dice")
+        from arena.games.liars_dice.rules import LiarsDiceRules
+        from arena.games.liars_dice.rules import load_ruleset as load_dice
+
+        dice = load_dice(self.ruleset) if self.ruleset else LiarsDiceRules()
+        if dice.players != 2:
+            raise LeagueConfigError(f"a league match seats two bots; players = {dice.players}")
+        return dice
+
+    def bulls_cows_rules(self) -> BullsCowsLeagueRules:
+        """The rules of a 1A2B league, the code space checked."""
+        self._check_game("bulls-cows")
         from arena.games.bulls_cows.codes import check_space
 
         rules = self.rules or BullsCowsLeagueRules()
         check_space(rules.digits, rules.alphabet)
-        return rules.model_dump()
+        return rules
+
+    def _check_game(self, game: LeagueGame) -> None:
+        """Refuse another game's rules (a caller's slip would otherwise read the wrong default
+        ruleset silently), then the ruleset's ``[time]`` table."""
+        if self.game != game:
+            raise ValueError(f"a {self.game} league has no {game} rules")
+        if self.ruleset is not None:
+            self._no_time_table()
 
     def _no_time_table(self) -> None:
         """A league's time controls are its own keys; a ruleset's ``[time]`` table (read by

@@ -15,8 +15,9 @@ import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from arena.leagues.config import LeagueConfig, bot_options
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
@@ -26,7 +27,8 @@ from arena.transports.base import Seat
 from bots.registry import make_bot
 
 if TYPE_CHECKING:
-    from arena.bench.liars_dice import MatchReport
+    from arena.games.liars_dice import LiarsDiceRules
+    from arena.matches.liars_dice_series import MatchReport
 
 Progress = Callable[[int], None]
 """Called with the number of games just finished."""
@@ -149,7 +151,7 @@ async def _mahjong(
         plan.bots,
         plan.seed,
         config.games_per_match,
-        config.load_rules(),
+        config.mahjong_rules(),
         config.mahjong_layout,
         config.deadline_ms,
     )
@@ -189,7 +191,7 @@ async def _liars_dice(
     config: LeagueConfig, plan: MatchPlan, progress: Progress | None, seats: Sequence[Seat] | None
 ) -> MatchOutcome:
     a, b = plan.bots
-    rules = config.load_rules()
+    rules = config.dice_rules()
     with _recording(config, plan) as (recorder, record):
         report = await _dice_series(config, plan, rules, progress, seats, recorder)
     games = [
@@ -202,69 +204,69 @@ async def _liars_dice(
 async def _dice_series(
     config: LeagueConfig,
     plan: MatchPlan,
-    rules: Any,
+    rules: LiarsDiceRules,
     progress: Progress | None,
     seats: Sequence[Seat] | None,
     recorder: JsonlRecorder | None,
 ) -> MatchReport:
-    from arena.bench.liars_dice import run_match
+    from arena.matches.liars_dice_series import run_match
 
     a, b = plan.bots
-    common: dict[str, Any] = {
-        "rules": rules,
-        "progress": progress,
-        "recorder": recorder,
-        "deadline_ms": config.deadline_ms,
-        "time_bank": _time_bank(config),
-    }
+    # A partial rather than a dict of keyword arguments, so that mypy checks each of them.
+    series = partial(
+        run_match,
+        rules=rules,
+        progress=progress,
+        recorder=recorder,
+        deadline_ms=config.deadline_ms,
+        time_bank=_time_bank(config),
+    )
     if seats is not None:
-        return await run_match(
-            a, b, config.games_per_match, plan.seed, seats=(seats[0], seats[1]), **common
-        )
+        return await series(a, b, config.games_per_match, plan.seed, seats=(seats[0], seats[1]))
     strategy_a, options_a = bot_options(config.bot(a))
     strategy_b, options_b = bot_options(config.bot(b))
-    return await run_match(
+    return await series(
         strategy_a,
         strategy_b,
         config.games_per_match,
         plan.seed,
         config_a=options_a,
         config_b=options_b,
-        **common,
     )
 
 
 async def _bulls_cows(
     config: LeagueConfig, plan: MatchPlan, progress: Progress | None, seats: Sequence[Seat] | None
 ) -> MatchOutcome:
-    from arena.bench.bulls_cows import play_series
+    from arena.matches.bulls_cows import play_series
 
     a, b = plan.bots
-    rules = config.load_rules()
-    common: dict[str, Any] = {
-        "names": (a, b),
-        "digits": int(rules["digits"]),
-        "alphabet": str(rules["alphabet"]),
-        "max_guesses": int(rules["max_guesses"]),
-        "deadline_ms": config.deadline_ms,
-        "time_bank": _time_bank(config),
-        "progress": progress,
-    }
+    rules = config.bulls_cows_rules()
+    # A partial rather than a dict of keyword arguments, so that mypy checks each of them.
+    series = partial(
+        play_series,
+        names=(a, b),
+        digits=rules.digits,
+        alphabet=rules.alphabet,
+        max_guesses=rules.max_guesses,
+        deadline_ms=config.deadline_ms,
+        time_bank=_time_bank(config),
+        progress=progress,
+    )
     with _series_recording(config, plan) as (record_dir, record):
         if seats is not None:
-            report = await play_series(
+            report = await series(
                 a,
                 b,
                 config.games_per_match,
                 plan.seed,
                 seats=(seats[0], seats[1]),
                 record_dir=record_dir,
-                **common,
             )
         else:
             strategy_a, options_a = bot_options(config.bot(a))
             strategy_b, options_b = bot_options(config.bot(b))
-            report = await play_series(
+            report = await series(
                 strategy_a,
                 strategy_b,
                 config.games_per_match,
@@ -272,7 +274,6 @@ async def _bulls_cows(
                 a_config=options_a,
                 b_config=options_b,
                 record_dir=record_dir,
-                **common,
             )
     games = [GameOutcome(k, k, {a: sa, b: sb}) for k, (sa, sb) in enumerate(report.scores)]
     penalties = dict(zip((a, b), report.penalties, strict=True))

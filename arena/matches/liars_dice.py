@@ -27,6 +27,7 @@ from typing import Any
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
 from arena.games.liars_dice import LiarsDiceRules
+from arena.matches.liars_dice_series import make_ld_bot, play_seats
 from arena.matches.stats import Interval, proportion_interval
 from arena.records import Recorder
 from arena.referee import MatchFrame, TimeBank
@@ -158,8 +159,6 @@ async def play_table_game(
     """Game ``game`` of a table: player i (``names[i]`` at ``seats[i]``) seated by the
     `seating` of that game, seat 0 opening, on the dice of that game index. Returns the winners
     as player indices, sorted, and the decisions made."""
-    from arena.bench.liars_dice import play_seats
-
     order = seating(game, len(seats))
     result, decisions = await play_seats(
         [seats[i] for i in order],
@@ -250,7 +249,6 @@ def in_process_seats(
 ) -> tuple[list[str], list[Seat]]:
     """Build the in-process bots of a table: the names (copies numbered, `table_names`) and their
     seats; ``configs`` maps a strategy name to its options."""
-    from arena.bench.liars_dice import make_ld_bot
     from arena.transports.inprocess import InProcessSeat
 
     names = table_names(strategies)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.bench.bulls_cows import play_series
 from arena.dealing import MatchSeed
 from arena.games.bulls_cows import BullsCowsAction, BullsCowsGame, code_space
+from arena.matches.bulls_cows import play_series
 from arena.referee import play_game
 from arena.transports.inprocess import InProcessSeat
 from bots.base import Bot

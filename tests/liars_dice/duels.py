@@ -3,8 +3,8 @@ leaves random-guess's draws untouched (whole numbers and real numbers)."""
 
 from __future__ import annotations
 
-from arena.bench.liars_dice import make_ld_bot, play_duel
 from arena.dealing import MatchSeed
+from arena.matches.liars_dice_series import make_ld_bot, play_duel
 from bots.liars_dice import LiarsDiceBot, RandomGuess
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from duels import type21_outcomes
 
-from arena.bench.liars_dice import make_ld_bot, play_direct, play_duel, play_refereed
 from arena.dealing import MatchSeed, RandomStream
 from arena.games.liars_dice import CHALLENGE, Bid, LiarsDiceGame, LiarsDiceRules, new_game
+from arena.matches.liars_dice_series import make_ld_bot, play_direct, play_duel, play_refereed
 from bots.liars_dice import (
     BOTS,
     PERSONALITIES,

@@ -9,17 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.bench.liars_dice import (
-    FLOOR,
-    Duel,
-    Gain,
-    Gauntlet,
-    first_player,
-    pool_gauntlets,
-    run_gauntlet,
-)
+from arena.bench.liars_dice import FLOOR, Gain, Gauntlet, pool_gauntlets, run_gauntlet
 from arena.bench.liars_dice_charts import plot_trends
 from arena.cli.main import app
+from arena.matches.liars_dice_series import Duel, first_player
 from arena.matches.stats import proportion_interval
 
 runner = CliRunner()

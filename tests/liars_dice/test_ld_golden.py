@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from arena.bench.liars_dice import make_ld_bot
 from arena.dealing import MatchSeed
+from arena.matches.liars_dice_series import make_ld_bot
 from arena.records import MemoryRecorder
 from arena.referee import play_game
 from arena.replay import verify_record

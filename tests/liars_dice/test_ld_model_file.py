@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.bench.liars_dice import make_ld_bot, play_duel
 from arena.cli.main import app
 from arena.dealing import MatchSeed
+from arena.matches.liars_dice_series import make_ld_bot, play_duel
 from bots.liars_dice import Bayes, ModelError, OpponentModel, load_model
 from bots.liars_dice.bot import ConfigError
 from bots.liars_dice.opponent_model import check_tables_dir, model_path, save_model

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from arena.bench.liars_dice import make_ld_bot, play_direct
 from arena.dealing import MatchSeed, RandomStream
 from arena.games.liars_dice import Bid, LiarsDiceGame, LiarsDiceRules
+from arena.matches.liars_dice_series import make_ld_bot, play_direct
 from bots.liars_dice import Bayes, ConfigError, RandomGuess, TableView
 from bots.liars_dice.random_guess import OddsGuess
 from bots.liars_dice.view import exact_counts

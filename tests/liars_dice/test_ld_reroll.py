@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.bench.liars_dice import make_ld_bot, play_direct
 from arena.dealing import MatchSeed, roll_dice
 from arena.games.errors import IllegalActionError, InvalidActionError, RulesetError
 from arena.games.liars_dice import (
@@ -23,6 +22,7 @@ from arena.games.liars_dice import (
     new_game,
     parse_action,
 )
+from arena.matches.liars_dice_series import make_ld_bot, play_direct
 from bots.liars_dice import BOTS, Probability, TableView
 from bots.liars_dice.view import p_true
 from protocol.games.liars_dice import DiceRolled, Rerolled, Reveal

@@ -8,7 +8,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from arena.bench.liars_dice import Duel, Gauntlet
+from arena.bench.liars_dice import Gauntlet
 from arena.bench.liars_dice_targets import (
     BAYES,
     PROBABILITY,
@@ -16,6 +16,7 @@ from arena.bench.liars_dice_targets import (
     TargetRun,
 )
 from arena.cli.main import app
+from arena.matches.liars_dice_series import Duel
 
 runner = CliRunner()
 GAMES = 400

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from arena.bench.bulls_cows import play_series
-from arena.bench.liars_dice import make_ld_bot, run_match
 from arena.dealing import MatchSeed
 from arena.games.liars_dice import LiarsDiceRules
 from arena.games.mahjong.rules import MahjongRules
+from arena.matches.bulls_cows import play_series
 from arena.matches.liars_dice import in_process_seats, run_table
+from arena.matches.liars_dice_series import make_ld_bot, run_match
 from arena.matches.mahjong import MatchSpec, play_match
 from arena.records import JsonlRecorder, MemoryRecorder
 from arena.replay import check_record

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.bench.liars_dice import make_ld_bot, run_match
 from arena.games.errors import RulesetError
+from arena.matches.liars_dice_series import make_ld_bot, run_match
 from arena.records import MemoryRecorder
 from arena.referee import DEFAULT_DEADLINE_MS, TimeBank, TimeControl
 from arena.transports.inprocess import InProcessSeat
