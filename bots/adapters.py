@@ -7,7 +7,7 @@ another protocol, translates both ways. Two adapters ship, both for arena server
 
 * `WebSocketAdapter` — ``ws://HOST:PORT``, one JSON message per text frame;
 * `MqttAdapter` — ``mqtt://HOST:PORT``, the topic pair ``arena/v1/bots/<name>/<conn>/{up,down}``
-  with QoS 1 and a ``bye`` as the connection's will.
+  with QoS 1, a ``bye`` as the connection's will and ``<name>-<conn>`` as its client id.
 
 To reach another kind of server, subclass `ServerAdapter`: `connect` opens the link (raise
 `AdapterClosed` when it cannot), `send` writes our message in the server's terms, `receive`
@@ -171,6 +171,11 @@ class MqttAdapter(ServerAdapter):
         base = f"{MQTT_TOPIC_ROOT}/{self.name}/{self.conn}"
         return f"{base}/up", f"{base}/down"
 
+    def client_id(self) -> str:
+        """``<name>-<conn>``: the server's embedded broker grants a client only the topic pair
+        its id names."""
+        return f"{self.name}-{self.conn}"
+
     async def connect(self) -> None:
         # A fresh id per connection: a will from a dead connection then names only its topics.
         self.conn = secrets.token_hex(6)
@@ -181,7 +186,7 @@ class MqttAdapter(ServerAdapter):
                 aiomqtt.Client(
                     self.host,
                     self.port,
-                    identifier=f"{self.name}-{self.conn}",
+                    identifier=self.client_id(),
                     will=aiomqtt.Will(up, encode(Bye(reason="connection lost")), qos=1),
                     keepalive=15,
                     timeout=CONNECT_TIMEOUT_S,
@@ -234,10 +239,20 @@ class MqttAdapter(ServerAdapter):
 
 
 def adapter_for(url: str, name: str) -> ServerAdapter:
-    """``ws://`` / ``wss://`` → `WebSocketAdapter`, ``mqtt://`` → `MqttAdapter`."""
-    parts = urlsplit(url)
-    if parts.scheme in ("ws", "wss"):
-        return WebSocketAdapter(url)
-    if parts.scheme == "mqtt" and parts.hostname:
-        return MqttAdapter(parts.hostname, parts.port or MQTT_DEFAULT_PORT, name)
-    raise ValueError(f"{url!r}: expected ws://HOST:PORT or mqtt://HOST:PORT")
+    """``ws://`` / ``wss://`` → `WebSocketAdapter`, ``mqtt://`` → `MqttAdapter`; `ValueError`
+    (naming the URL) for any other URL, one without a host, or one with a port out of range —
+    no reconnect could ever reach those."""
+    expected = "expected ws://HOST:PORT, wss://HOST:PORT or mqtt://HOST:PORT"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        # urlsplit's own words ("Port out of range 0-65535", "Invalid IPv6 URL") name no URL.
+        raise ValueError(f"{url!r}: {exc}; {expected}") from None
+    if parts.scheme not in ("ws", "wss", "mqtt"):
+        raise ValueError(f"{url!r}: {expected}")
+    if not parts.hostname:
+        raise ValueError(f"{url!r}: no host; {expected}")
+    if parts.scheme == "mqtt":
+        return MqttAdapter(parts.hostname, port or MQTT_DEFAULT_PORT, name)
+    return WebSocketAdapter(url)

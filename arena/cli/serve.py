@@ -10,7 +10,7 @@ from typing import TypeVar
 
 import typer
 
-from arena.cli.common import fail, print_json
+from arena.cli.common import between, fail, print_json
 from arena.errors import ArenaError
 from arena.transports.base import Seat
 
@@ -55,11 +55,16 @@ def run_on_server(
 
 def serve(
     host: str = typer.Option("127.0.0.1", help="address to listen on"),
-    port: int = typer.Option(8765, help="websocket port (0: any free port)"),
+    port: int = typer.Option(
+        8765, callback=between(0, 65535), help="websocket port (0: any free port)"
+    ),
     mqtt: str | None = typer.Option(
         None,
         help="mqtt://HOST:PORT of a broker to serve bots through (an embedded broker is started "
-        "there if none answers), or 'embedded' for one on 127.0.0.1:1883",
+        "there if none answers, on a loopback address only), or 'embedded' for one on "
+        "127.0.0.1:1883. The embedded broker needs no MQTT login, but lets each client use only "
+        "the topic pair its client id <name>-<conn> names; another broker must restrict its "
+        "clients itself (docs/NETWORK.md)",
     ),
     tokens: Path | None = typer.Option(
         None, help="tokens file (without it: any bot, loopback only)", exists=True

@@ -24,7 +24,9 @@ from arena.server.auth import TokenStore, is_loopback
 from arena.server.hub import Hub, Limits
 from arena.transports.mqtt import (
     DEFAULT_PORT,
+    BrokerLogin,
     MqttBridge,
+    MqttConfigError,
     broker_reachable,
     parse_mqtt_url,
     start_embedded_broker,
@@ -75,8 +77,18 @@ class ArenaServer:
         self.bridge: MqttBridge | None = None
         self.broker: Any = None
         self.port = config.port
-        self.mqtt_address: tuple[str, int] | None = None
+        self.mqtt_address = self._mqtt_address(config.mqtt)
+        """The broker's (host, port), None without MQTT; read here so that a bad --mqtt URL is
+        refused before anything listens."""
         self._bridge_task: asyncio.Task[None] | None = None
+
+    @staticmethod
+    def _mqtt_address(url: str | None) -> tuple[str, int] | None:
+        if url is None:
+            return None
+        if url == EMBEDDED:
+            return "127.0.0.1", DEFAULT_PORT
+        return parse_mqtt_url(url)
 
     async def start(self) -> None:
         config = self.config
@@ -85,37 +97,39 @@ class ArenaServer:
         )
         self.port = next(iter(self.websocket.sockets)).getsockname()[1]
         log.info("listening", url=f"ws://{config.host}:{self.port}", open=self.hub.tokens.open)
-        if config.mqtt is not None:
+        if self.mqtt_address is not None:
             try:
-                await self._start_mqtt(config.mqtt)
+                await self._start_mqtt(*self.mqtt_address)
             except BaseException:
                 await self.stop()
                 raise
 
-    async def _start_mqtt(self, url: str) -> None:
-        if url == EMBEDDED:
-            host, port, embedded = "127.0.0.1", DEFAULT_PORT, True
-        else:
-            host, port = parse_mqtt_url(url)
-            embedded = not await broker_reachable(host, port)
-        if embedded:
+    async def _start_mqtt(self, host: str, port: int) -> None:
+        login: BrokerLogin | None = None
+        if self.config.mqtt == EMBEDDED or not await broker_reachable(host, port):
             if not is_loopback(host):
                 raise ServerConfigError(
                     f"no MQTT broker answers at {host}:{port}, and an embedded broker (no "
                     "authentication) is only started on a loopback address"
                 )
-            self.broker = await start_embedded_broker(host, port)
-            log.info("embedded_broker", address=f"{host}:{port}")
-        self.mqtt_address = (host, port)
-        self.bridge = MqttBridge(self.hub, host, port)
-        self._bridge_task = asyncio.create_task(self.bridge.run())
-        try:
-            async with asyncio.timeout(10):
-                await self.bridge.ready.wait()
-        except TimeoutError:
-            raise ServerConfigError(
-                f"cannot subscribe on the MQTT broker at {host}:{port}"
-            ) from None
+            self.broker, login = await start_embedded_broker(host, port)
+            log.info(
+                "embedded_broker",
+                address=f"{host}:{port}",
+                acl="each client only the topic pair its client id <name>-<conn> names",
+            )
+        self.bridge = MqttBridge(self.hub, host, port, login)
+        self._bridge_task = task = asyncio.create_task(self.bridge.run())
+        ready = asyncio.create_task(self.bridge.ready.wait())
+        # The bridge ends only on a broker that refuses it; otherwise it retries until ready.
+        done, _pending = await asyncio.wait(
+            {task, ready}, timeout=10, return_when=asyncio.FIRST_COMPLETED
+        )
+        ready.cancel()
+        if task in done:
+            task.result()
+        if ready not in done:
+            raise ServerConfigError(f"cannot subscribe on the MQTT broker at {host}:{port}")
 
     async def stop(self, grace_s: float | None = 0.0) -> None:
         """Drain for up to ``grace_s`` (0: at once), then close everything."""
@@ -134,7 +148,9 @@ class ArenaServer:
             await self.bridge.flush()
         if self._bridge_task is not None:
             self._bridge_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            # A bridge the broker refused has ended with that error, already logged (and raised
+            # by start() when it happened there).
+            with contextlib.suppress(asyncio.CancelledError, MqttConfigError):
                 await self._bridge_task
         if self.broker is not None:
             await self.broker.shutdown()

@@ -12,6 +12,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from typing import TypeVar
+from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
@@ -57,7 +58,24 @@ def admin_credentials(name: str | None, token: str | None) -> tuple[str, str | N
     )
 
 
+def check_server_url(url: str) -> None:
+    """Refuse, with `RemoteTableError`, a URL no connection could reach: not ws:// or wss://,
+    without a host, or with a port out of range (urlsplit's bare `ValueError` otherwise escapes
+    the websocket library as a traceback)."""
+    expected = "expected ws://HOST:PORT or wss://HOST:PORT"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError as exc:
+        raise RemoteTableError(f"bad server URL {url!r}: {exc}; {expected}") from None
+    if parts.scheme not in ("ws", "wss"):
+        raise RemoteTableError(f"bad server URL {url!r}: {expected}")
+    if not parts.hostname:
+        raise RemoteTableError(f"bad server URL {url!r}: no host; {expected}")
+
+
 async def _connect(url: str) -> ClientConnection:
+    check_server_url(url)
     try:
         return await connect(
             url,

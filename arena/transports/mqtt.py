@@ -15,21 +15,31 @@ that connection's topics. A bot that sends nothing (not even ``ping``) for the h
 
 `MqttBridge` is the server's single MQTT client: it feeds every up topic to the `Hub` like a
 websocket connection. `start_embedded_broker` runs an amqtt broker in-process for a server
-started without a broker to talk to.
+started without a broker to talk to. That broker takes anyone (no MQTT credentials for bots),
+but grants each client only the topic pair its client id names (``<name>-<conn>``:
+`EmbeddedBrokerAuth` and `EmbeddedBrokerAcl`); only the server, logged in with a password drawn
+at start-up, may read every up topic and write every down topic. A broker delivers to whoever
+subscribes, so without that any local program could read every bot's private events and the
+resume token in its ``welcome``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import logging
 import re
 import secrets
 import socket
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 import aiomqtt
 import structlog
+from amqtt.contexts import Action
+from amqtt.plugins.base import BaseAuthPlugin, BaseTopicPlugin
+from amqtt.session import Session
 
 from arena.errors import ArenaError
 from arena.server.hub import Connection, Hub, Role
@@ -44,6 +54,7 @@ NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 """The MQTT library leaves Nagle's algorithm on: each small message would then wait for the
 ACK of the one before (tens of milliseconds with delayed ACKs)."""
 _LEVEL = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_CLIENT_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}-[A-Za-z0-9_.-]{1,64}$")
 
 
 #: in-flight publishes of the server's one MQTT client that are normal under load
@@ -75,12 +86,36 @@ def parse_up_topic(topic: str) -> tuple[str, str] | None:
     return name, conn
 
 
+def bot_client_id(name: str, conn: str) -> str:
+    """The MQTT client id of a bot connection: the embedded broker grants a client only the
+    topic pair its id names."""
+    return f"{name}-{conn}"
+
+
+def owns_topic(client_id: str | None, topic: str, direction: str) -> bool:
+    """True when ``topic`` is the ``direction`` (``up`` or ``down``) topic of the bot connection
+    whose `bot_client_id` is ``client_id``. A filter with wildcards is never one: ``+`` and
+    ``#`` are not allowed in names."""
+    parts = topic.split("/")
+    if len(parts) != 6 or "/".join(parts[:3]) != TOPIC_ROOT or parts[5] != direction:
+        return False
+    name, conn = parts[3], parts[4]
+    return bool(_LEVEL.match(name) and _LEVEL.match(conn)) and client_id == bot_client_id(
+        name, conn
+    )
+
+
 def parse_mqtt_url(url: str) -> tuple[str, int]:
     """``mqtt://host[:port]`` → (host, port)."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        # urlsplit's own words ("Port out of range 0-65535", "Invalid IPv6 URL") name no URL.
+        raise MqttConfigError(f"{url!r}: {exc}; expected mqtt://HOST[:PORT]") from None
     if parts.scheme != "mqtt" or not parts.hostname:
         raise MqttConfigError(f"{url!r}: expected mqtt://HOST[:PORT]")
-    return parts.hostname, parts.port or DEFAULT_PORT
+    return parts.hostname, port or DEFAULT_PORT
 
 
 async def broker_reachable(host: str, port: int, timeout_s: float = 2.0) -> bool:
@@ -94,24 +129,116 @@ async def broker_reachable(host: str, port: int, timeout_s: float = 2.0) -> bool
     return True
 
 
-async def start_embedded_broker(host: str, port: int) -> Any:
-    """An amqtt broker on ``host:port`` (anonymous, no $SYS topics); call ``shutdown()`` on it."""
+@dataclass(frozen=True)
+class BrokerLogin:
+    """The MQTT credentials the server's client presents (to the embedded broker only)."""
+
+    username: str
+    password: str = ""
+
+
+SERVER_USER = "arena-server"
+
+
+def _is_server(session: Session, password: str) -> bool:
+    """The session logged in as the server with this broker's password (never with none)."""
+    given = session.password
+    if session.username != SERVER_USER or not password or given is None:
+        return False
+    if isinstance(given, str):
+        given = given.encode()
+    return hmac.compare_digest(bytes(given), password.encode())
+
+
+class EmbeddedBrokerAuth(BaseAuthPlugin):
+    """Lets in the server (its password) and any client whose id can name a bot connection
+    (``<name>-<conn>``) and whose will, if any, goes to its own up topic: a will is published
+    by the broker itself, past the topic ACL, so it is checked here."""
+
+    @dataclass
+    class Config:
+        server_password: str = ""
+
+    async def authenticate(self, *, session: Session) -> bool:
+        if session.username == SERVER_USER:
+            if _is_server(session, self.config.server_password):
+                return True
+            log.warning("mqtt_server_login_refused", client=session.client_id)
+            return False
+        client = session.client_id or ""
+        if not _CLIENT_ID.match(client):
+            log.warning(
+                "mqtt_client_refused",
+                client=client,
+                reason="the client id must be <name>-<conn> of the topics it uses",
+            )
+            return False
+        if session.will_flag and not owns_topic(client, session.will_topic or "", "up"):
+            log.warning("mqtt_client_refused", client=client, will_topic=session.will_topic)
+            return False
+        # As amqtt's anonymous login does: no messages are queued for such a client while it is
+        # disconnected, so a dead bot costs the broker no memory.
+        session.is_anonymous = True
+        return True
+
+
+class EmbeddedBrokerAcl(BaseTopicPlugin):
+    """The embedded broker's topic ACL: the server may do anything; any other client may
+    publish only on its own up topic and subscribe to (and receive) only its own down topic,
+    both named by its client id (`owns_topic`). A wildcard filter is always refused to it."""
+
+    @dataclass
+    class Config:
+        server_password: str = ""
+
+    async def topic_filtering(
+        self,
+        *,
+        session: Session | None = None,
+        topic: str | None = None,
+        action: Action | None = None,
+    ) -> bool:
+        if session is None or topic is None:
+            return False
+        if _is_server(session, self.config.server_password):
+            return True
+        allowed = owns_topic(session.client_id, topic, "up" if action is Action.PUBLISH else "down")
+        if not allowed and action is Action.SUBSCRIBE:
+            # amqtt only answers the SUBACK with a failure: say why on our side.
+            log.warning("mqtt_subscription_refused", client=session.client_id, topic=topic)
+        return allowed
+
+
+async def start_embedded_broker(host: str, port: int) -> tuple[Any, BrokerLogin]:
+    """An amqtt broker on ``host:port`` (no $SYS topics) with our topic ACL, and the login the
+    server's client must use on it; call ``shutdown()`` on the broker."""
     from amqtt.broker import Broker
 
     # amqtt (and the state-machine library under it) log every step at INFO; the server's own
     # logs say what matters.
     for noisy in ("amqtt", "transitions"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    login = BrokerLogin(SERVER_USER, secrets.token_urlsafe(32))
+    secret = {"server_password": login.password}
+    # amqtt splits "host:port" at the last colon: an IPv6 address goes without brackets (it
+    # would keep them and fail to resolve "[::1]").
+    bind = f"{host}:{port}"
     broker = Broker(
         {
-            "listeners": {"default": {"type": "tcp", "bind": f"{host}:{port}"}},
+            "listeners": {"default": {"type": "tcp", "bind": bind}},
             "plugins": {
-                "amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}
+                f"{__name__}.EmbeddedBrokerAuth": secret,
+                f"{__name__}.EmbeddedBrokerAcl": secret,
             },
         }
     )
     await broker.start()
-    return broker
+    return broker, login
+
+
+def _refused(granted: tuple[int, ...] | list[Any]) -> bool:
+    """A SUBACK's failure: 0x80 (MQTT 3.1.1) or a reason code of 0x80 or more (MQTT 5)."""
+    return any(int(getattr(code, "value", code)) >= 0x80 for code in granted)
 
 
 class MqttLink:
@@ -145,10 +272,12 @@ class MqttLink:
 class MqttBridge:
     """The server's MQTT client (see the module docstring)."""
 
-    def __init__(self, hub: Hub, host: str, port: int) -> None:
+    def __init__(self, hub: Hub, host: str, port: int, login: BrokerLogin | None = None) -> None:
         self.hub = hub
         self.host = host
         self.port = port
+        self.login = login
+        """Credentials for the broker: the embedded one's server login, else none."""
         self.client: aiomqtt.Client | None = None
         self.connections: dict[tuple[str, str], Connection] = {}
         self.ready = asyncio.Event()
@@ -215,7 +344,11 @@ class MqttBridge:
                 async with aiomqtt.Client(
                     self.host,
                     self.port,
-                    identifier=f"arena-server-{secrets.token_hex(4)}",
+                    # Unguessable: a broker hands a client id's session to whoever connects
+                    # with it next.
+                    identifier=f"arena-server-{secrets.token_hex(8)}",
+                    username=self.login.username if self.login else None,
+                    password=self.login.password if self.login else None,
                     keepalive=30,
                     socket_options=NO_DELAY,
                 ) as client:
@@ -223,7 +356,17 @@ class MqttBridge:
                     # publishes in flight are ordinary load; aiomqtt warns past 10 by default.
                     client.pending_calls_threshold = PENDING_PUBLISHES_NORMAL
                     self.client = client
-                    await client.subscribe(UP_FILTER, qos=QOS)
+                    granted = await client.subscribe(UP_FILTER, qos=QOS)
+                    if _refused(granted):
+                        # Retrying cannot help: the broker's ACL keeps us out (another arena
+                        # server's embedded broker, say, which only its own server may read).
+                        refused = MqttConfigError(
+                            f"the MQTT broker at {self.host}:{self.port} refused the server's "
+                            f"subscription to {UP_FILTER}: its ACL must let the server read "
+                            "every up topic and write every down topic (docs/NETWORK.md)"
+                        )
+                        log.error("mqtt_subscription_refused", error=str(refused))
+                        raise refused
                     self.ready.set()
                     log.info("mqtt_connected", broker=f"{self.host}:{self.port}")
                     delay = 0.1

@@ -118,12 +118,104 @@ def test_lobby_says_clearly_when_no_server_answers() -> None:
     assert "cannot reach the server" in shown.stderr
 
 
+WS_EXPECTED = "expected ws://HOST:PORT or wss://HOST:PORT"
+BOT_EXPECTED = "expected ws://HOST:PORT, wss://HOST:PORT or mqtt://HOST:PORT"
+
+
+def bots(*args: str) -> subprocess.CompletedProcess[str]:
+    """``bots`` in a child process: a URL it kept retrying would hit the timeout and fail."""
+    return subprocess.run(
+        [BOTS, *args],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=scaled(60),
+    )
+
+
+def error_lines(shown: subprocess.CompletedProcess[str]) -> list[str]:
+    """The ``error:`` lines of a failed command, which must have printed no traceback."""
+    assert shown.returncode == 2, shown.stderr
+    assert "Traceback" not in shown.stderr
+    return [line for line in shown.stderr.splitlines() if line.startswith("error:")]
+
+
+@pytest.mark.parametrize("port", ["99999", "-5", "65536"])
+def test_serve_refuses_a_port_out_of_range_in_one_line(port: str) -> None:
+    shown = arena("serve", "--port", port)
+    assert shown.stderr == f"error: --port must lie between 0 and 65535, got {port}\n"
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("ws://127.0.0.1:99999", "Port out of range 0-65535; "),
+        ("ws://[::1", "Invalid IPv6 URL; "),
+        ("ws://", "no host; "),
+        ("http://127.0.0.1:8765", ""),
+    ],
+)
+def test_lobby_refuses_a_bad_server_url_in_one_line(url: str, why: str) -> None:
+    shown = arena("lobby", "--server", url)
+    assert shown.stderr == f"error: bad server URL {url!r}: {why}{WS_EXPECTED}\n"
+
+
+def test_a_match_refuses_a_bad_server_url_in_one_line() -> None:
+    url = "ws://127.0.0.1:99999"
+    shown = arena(
+        "match", "mahjong", "--bots", "greedy,greedy,greedy,greedy", "--games", "4",
+        "--server", url,
+    )  # fmt: skip
+    assert error_lines(shown) == [
+        f"error: bad server URL {url!r}: Port out of range 0-65535; {WS_EXPECTED}"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("ws://127.0.0.1:99999", "Port out of range 0-65535; "),
+        ("wss://[::1", "Invalid IPv6 URL; "),
+        # Without a host it used to reconnect for ever.
+        ("ws://", "no host; "),
+        ("wss://:8765", "no host; "),
+        ("mqtt://127.0.0.1:99999", "Port out of range 0-65535; "),
+        ("mqtt://", "no host; "),
+        ("tcp://127.0.0.1:8765", ""),
+    ],
+)
+def test_bots_run_refuses_a_bad_url_in_one_line(url: str, why: str) -> None:
+    shown = bots("run", "greedy", "--url", url)
+    assert error_lines(shown) == [f"error: {url!r}: {why}{BOT_EXPECTED}"]
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("mqtt://127.0.0.1:99999", "Port out of range 0-65535; "),
+        ("mqtt://[::1", "Invalid IPv6 URL; "),
+        ("mqtt://", ""),
+    ],
+)
+def test_serve_refuses_a_bad_mqtt_url_in_one_line(url: str, why: str) -> None:
+    shown = arena("serve", "--port", "0", "--mqtt", url)
+    # Refused before anything listens: no log line precedes the error.
+    assert shown.stderr == f"error: {url!r}: {why}expected mqtt://HOST[:PORT]\n"
+
+
+def test_serve_help_says_what_the_embedded_broker_protects() -> None:
+    shown = arena("serve", "--help")
+    text = " ".join(shown.stdout.replace("│", " ").split())
+    assert "only the topic pair its client id <name>-<conn> names" in text
+
+
 def test_bots_and_server_agree_on_the_topic_tree() -> None:
     adapter = bot_topics.MqttAdapter(LOOPBACK, 1883, "g1")
     adapter.conn = "c0ffee"
     up, down = adapter.topics()
     assert up == server_topics.up_topic("g1", "c0ffee")
     assert down == server_topics.down_topic("g1", "c0ffee")
+    assert adapter.client_id() == server_topics.bot_client_id("g1", "c0ffee")
     assert server_topics.parse_up_topic(up) == ("g1", "c0ffee")
     assert bot_topics.MQTT_TOPIC_ROOT == server_topics.TOPIC_ROOT
     for stray in ("arena/v1/bots/g1/up", "arena/v1/bots/g+1/c/up", "other/v1/bots/a/b/up"):

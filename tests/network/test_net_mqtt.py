@@ -89,7 +89,7 @@ async def test_a_hello_must_give_the_topics_name(broker_port: int) -> None:
 
 
 async def test_a_silent_session_is_dropped_and_its_name_freed(broker_port: int) -> None:
-    async with mqtt_server(broker_port, mqtt_silence_s=0.5) as server:
+    async with mqtt_server(broker_port, mqtt_silence_s=scaled(0.5)) as server:
         async with raw_bot(broker_port, "mute", "c1") as bot:
             await bot.send(hello("mute"))
             assert (await bot.recv())["type"] == "welcome"
@@ -107,7 +107,7 @@ async def test_a_silent_seated_bot_turns_absent_and_leaves_with_its_table(
     broker_port: int,
 ) -> None:
     async with (
-        mqtt_server(broker_port, mqtt_silence_s=0.5) as server,
+        mqtt_server(broker_port, mqtt_silence_s=scaled(0.5)) as server,
         raw_bot(broker_port, "seated", "c1") as bot,
     ):
         await bot.send(hello("seated"))
@@ -122,31 +122,32 @@ async def test_a_silent_seated_bot_turns_absent_and_leaves_with_its_table(
 
 async def test_pings_keep_a_quiet_session(broker_port: int) -> None:
     async with (
-        mqtt_server(broker_port, mqtt_silence_s=0.6) as server,
+        mqtt_server(broker_port, mqtt_silence_s=scaled(0.6)) as server,
         raw_bot(broker_port, "pinger", "c1") as bot,
     ):
         await bot.send(hello("pinger"))
         assert (await bot.recv())["type"] == "welcome"
+        # Eight pings a third of the silence limit apart: more than twice the limit in all.
         for _ in range(8):
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(scaled(0.2))
             await bot.send({"v": 1, "type": "ping"})
         assert [b.name for b in server.hub.status().bots] == ["pinger"]
 
 
 async def test_our_client_keeps_its_session_with_pings(broker_port: int) -> None:
     """`bots run`'s client, idle in the lobby far longer than the silence limit."""
-    async with mqtt_server(broker_port, mqtt_silence_s=0.6) as server:
+    async with mqtt_server(broker_port, mqtt_silence_s=scaled(0.6)) as server:
         url = f"mqtt://{LOOPBACK}:{broker_port}"
         client = BotClient(
             {"liars_dice": make_bot("liars_dice", "random-guess")},
             name="idle",
             adapter_factory=lambda: adapter_for(url, "idle"),
-            keepalive_s=0.2,
+            keepalive_s=scaled(0.2),
         )
         runner = asyncio.create_task(client.run())
         try:
             await wait_until(client.welcomed.is_set, "the welcome")
-            await asyncio.sleep(2.0)
+            await asyncio.sleep(scaled(2.0))
             assert [(b.name, b.state) for b in server.hub.status().bots] == [("idle", "lobby")]
             assert client.welcomes == 1, "never dropped, never reconnected"
         finally:
@@ -177,7 +178,7 @@ async def test_sigterm_says_bye_to_every_mqtt_bot(broker_port: int) -> None:
                 await wait_until(client.welcomed.is_set, f"the welcome of {client.name}")
             # Idle a while first, as the audit's bots were: signalled straight after the
             # welcomes, the byes happened to get out even before the fix.
-            await asyncio.sleep(3)
+            await asyncio.sleep(scaled(3))
             process.send_signal(signal.SIGTERM)
             # Each run() returns its bye's reason; one that missed its bye would run on.
             async with asyncio.timeout(scaled(20)):
