@@ -19,7 +19,7 @@ from arena.cli.common import (
     output_directory,
     print_json,
 )
-from arena.cli.serve import SERVER_HELP, run_on_server
+from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.games.errors import RulesetError
 from bots.registry import BotConfigError as RegistryConfigError
 from bots.registry import read_config
@@ -120,7 +120,7 @@ def match_cmd(
     record: Path | None = typer.Option(None, help="write JSONL game records into this directory"),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
     server: str | None = typer.Option(
-        None, "--server", help=SERVER_HELP.replace("--bots names", "--a/--b")
+        None, "--server", callback=server_url, help=SERVER_HELP.replace("--bots names", "--a/--b")
     ),
 ) -> None:
     """A 1A2B duel series through the referee, alternating who starts: in-process strategies,

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.cli.common import fail, output_directory, print_json, progress_bar
+from arena.cli.serve import server_url
 from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig, load_league
 from arena.leagues.outcomes import MatchOutcome
@@ -127,7 +128,10 @@ def league(
     games: int | None = typer.Option(None, "--games", min=1, help="games per match (override)"),
     seed: str | None = typer.Option(None, "--seed", help="league seed (override)"),
     server: str | None = typer.Option(
-        None, "--server", help="play on the arena server at this ws:// URL (connected bots)"
+        None,
+        "--server",
+        callback=server_url,
+        help="play on the arena server at this ws:// URL (connected bots)",
     ),
     records: Path | None = typer.Option(
         None, "--records", help="write each match's JSONL game records into this directory"

@@ -28,7 +28,7 @@ from arena.cli.common import (
     record_path,
     split_names,
 )
-from arena.cli.serve import SERVER_HELP, run_on_server
+from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.errors import ArenaError
 from arena.games.errors import GameError
 from arena.games.liars_dice import LiarsDiceRules, load_ruleset
@@ -192,7 +192,10 @@ def match_command(
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
     server: str | None = typer.Option(
-        None, "--server", help=SERVER_HELP.replace("--bots names", "--a/--b or --bots")
+        None,
+        "--server",
+        callback=server_url,
+        help=SERVER_HELP.replace("--bots names", "--a/--b or --bots"),
     ),
     deadline_ms: int = typer.Option(
         None,

@@ -26,7 +26,7 @@ from arena.cli.common import (
     record_path,
     split_names,
 )
-from arena.cli.serve import SERVER_HELP, run_on_server
+from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
 from arena.games.mahjong.rules import MahjongRules, load_ruleset
@@ -160,7 +160,7 @@ def match_mahjong(
         help="time allowed per decision, ms (≥ 1); default: the ruleset's [time] deadline_ms, "
         f"else {DEFAULT_DEADLINE_MS}",
     ),
-    server: str | None = typer.Option(None, "--server", help=SERVER_HELP),
+    server: str | None = typer.Option(None, "--server", callback=server_url, help=SERVER_HELP),
 ) -> None:
     """Play the competition mahjong match (seed 003 §4.1) between bots: in-process strategies,
     or with --server the named bots connected to an arena server."""

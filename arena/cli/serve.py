@@ -32,6 +32,19 @@ SERVER_HELP = (
 )
 
 
+def server_url(url: str | None) -> str | None:
+    """Typer callback of every ``--server`` option: a URL no connection could reach is refused
+    before the command prints or plays anything."""
+    if url is not None:
+        from arena.server.remote import RemoteTableError, check_server_url
+
+        try:
+            check_server_url(url)
+        except RemoteTableError as exc:
+            fail(str(exc))
+    return url
+
+
 def run_on_server(
     url: str,
     bot_names: Sequence[str],

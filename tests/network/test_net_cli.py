@@ -160,15 +160,24 @@ def test_lobby_refuses_a_bad_server_url_in_one_line(url: str, why: str) -> None:
     assert shown.stderr == f"error: bad server URL {url!r}: {why}{WS_EXPECTED}\n"
 
 
-def test_a_match_refuses_a_bad_server_url_in_one_line() -> None:
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["match", "mahjong", "--bots", "greedy,greedy,greedy,greedy", "--games", "4"],
+        ["match", "liars-dice", "--a", "bayes", "--b", "random-guess", "--games", "4"],
+        ["match", "bulls-cows", "--a", "optimal", "--b", "optimal", "--games", "2"],
+        ["league", "configs/leagues/liars-dice.toml"],
+    ],
+)
+def test_every_server_command_refuses_a_bad_url_before_anything_else(command: list[str]) -> None:
     url = "ws://127.0.0.1:99999"
-    shown = arena(
-        "match", "mahjong", "--bots", "greedy,greedy,greedy,greedy", "--games", "4",
-        "--server", url,
-    )  # fmt: skip
-    assert error_lines(shown) == [
-        f"error: bad server URL {url!r}: Port out of range 0-65535; {WS_EXPECTED}"
-    ]
+    shown = arena(*command, "--server", url)
+    assert shown.returncode == 2
+    # nothing before the error: no seed line, no progress bar
+    assert shown.stdout == ""
+    assert shown.stderr == (
+        f"error: bad server URL {url!r}: Port out of range 0-65535; {WS_EXPECTED}\n"
+    )
 
 
 @pytest.mark.parametrize(
