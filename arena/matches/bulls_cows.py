@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.dealing import MatchSeed
+from arena.matches.bot_seeds import bot_options
 from arena.transports.base import Seat
 
 if TYPE_CHECKING:
@@ -98,9 +99,8 @@ async def play_series(
     seed = MatchSeed.from_text(seed_text)
     if seats is None:
         # Never the match seed itself: a bot holding it could derive the other's secrets.
-        seed_a, seed_b = seed.derive("bots", "a").hex(), seed.derive("bots", "b").hex()
-        bot_a = make_bot("bulls_cows", a, {"seed": seed_a, **dict(a_config or {})}, names[0])
-        bot_b = make_bot("bulls_cows", b, {"seed": seed_b, **dict(b_config or {})}, names[1])
+        bot_a = make_bot("bulls_cows", a, bot_options(seed, "a", a_config or {}), names[0])
+        bot_b = make_bot("bulls_cows", b, bot_options(seed, "b", b_config or {}), names[1])
         seats = (InProcessSeat(bot_a), InProcessSeat(bot_b))
     rules = {"mode": "duel", "digits": digits, "alphabet": alphabet, "max_guesses": max_guesses}
     match_id = match_id_for("bulls_cows", seed)

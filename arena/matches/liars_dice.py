@@ -27,6 +27,7 @@ from typing import Any
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
 from arena.games.liars_dice import LiarsDiceRules
+from arena.matches.bot_seeds import bot_options
 from arena.matches.liars_dice_series import make_ld_bot, play_seats
 from arena.matches.stats import Interval, proportion_interval
 from arena.records import Recorder
@@ -257,8 +258,7 @@ def in_process_seats(
     # a seed of each bot's own (one holding another's could replay that bot's random choices).
     match_seed = MatchSeed.from_text(seed_text)
     for strategy, name in zip(strategies, names, strict=True):
-        bot_seed = match_seed.derive("bots", name).hex()
-        bot = make_ld_bot(strategy, {"seed": bot_seed, **dict(configs.get(strategy, {}))})
+        bot = make_ld_bot(strategy, bot_options(match_seed, name, configs.get(strategy, {})))
         bot.name = name
         seats.append(InProcessSeat(bot))
     return names, seats

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from arena.dealing import MatchSeed
 from arena.games.base import GameResult
 from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
+from arena.matches.bot_seeds import bot_options
 from arena.matches.stats import Interval, proportion_interval
 from arena.records import Recorder
 from arena.transports.base import Seat
@@ -309,9 +310,8 @@ async def run_match(
     if seats is None:
         # Never the match seed itself (a bot holding it could derive every die of the match),
         # and a seed of each bot's own (one holding the other's could replay its choices).
-        seed_a, seed_b = seed.derive("bots", "a").hex(), seed.derive("bots", "b").hex()
-        bot_a = make_ld_bot(a, {"seed": seed_a, **dict(config_a or {})})
-        bot_b = make_ld_bot(b, {"seed": seed_b, **dict(config_b or {})})
+        bot_a = make_ld_bot(a, bot_options(seed, "a", config_a or {}))
+        bot_b = make_ld_bot(b, bot_options(seed, "b", config_b or {}))
         # Two copies of one strategy must still be told apart by name (streams, tables).
         if bot_a.name == bot_b.name:
             bot_a.name, bot_b.name = f"{a}#a", f"{b}#b"
