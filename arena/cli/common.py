@@ -174,6 +174,17 @@ def at_least(minimum: Number) -> Callable[[typer.CallbackParam, Number], Number]
     return check
 
 
+def existing_file(param: typer.CallbackParam, value: Path | None) -> Path | None:
+    """A typer callback for a file argument: a missing file or a directory is a one-line error
+    (exit 2), not click's usage box (``exists=True``)."""
+    if value is not None:
+        if value.is_dir():
+            fail(f"{value} is a directory, not a file")
+        if not value.is_file():
+            fail(f"no file {value}")
+    return value
+
+
 def between(low: float, high: float) -> Callable[[typer.CallbackParam, float], float]:
     """Like `at_least`, for an option that must lie in ``[low, high]``."""
 

@@ -10,7 +10,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.common import fail, output_directory, print_json, progress_bar
+from arena.cli.common import at_least, fail, output_directory, print_json, progress_bar
 from arena.cli.serve import server_url
 from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig, load_league
@@ -123,9 +123,14 @@ def league(
     config_file: Path = typer.Argument(..., help="league config (TOML), e.g. configs/leagues/…"),
     db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite results file (created if absent)"),
     jobs: int | None = typer.Option(
-        None, "--jobs", min=1, help="matches at once (default: the config's, else the cores)"
+        None,
+        "--jobs",
+        callback=at_least(1),
+        help="matches at once (default: the config's, else the cores)",
     ),
-    games: int | None = typer.Option(None, "--games", min=1, help="games per match (override)"),
+    games: int | None = typer.Option(
+        None, "--games", callback=at_least(1), help="games per match (override)"
+    ),
     seed: str | None = typer.Option(None, "--seed", help="league seed (override)"),
     server: str | None = typer.Option(
         None,

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from arena.cli.common import fail, print_json
+from arena.cli.common import existing_file, fail, print_json
 from arena.errors import ArenaError
 from arena.replay import Step, check_record
 
@@ -25,7 +25,7 @@ STYLE = {
 
 
 def replay(
-    record: Path = typer.Argument(..., help="a .jsonl game record", exists=True, dir_okay=False),
+    record: Path = typer.Argument(..., help="a .jsonl game record", callback=existing_file),
     game: str | None = typer.Option(None, help="only the game with this id"),
 ) -> None:
     """Print a recorded game step by step, re-checking every step against the engine."""
@@ -49,7 +49,7 @@ def replay(
 
 
 def verify(
-    record: Path = typer.Argument(..., help="a .jsonl game record", exists=True, dir_okay=False),
+    record: Path = typer.Argument(..., help="a .jsonl game record", callback=existing_file),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """Check a record: the seed matches its commitment and re-derives every deal and event."""
