@@ -78,9 +78,10 @@ class MatchSpec:
             raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {self.layout!r}")
         wanted = SEATS if self.layout == "rotate" else 2
         if len(self.bots) != wanted:
+            hint = {"rotate": "; two bots play --layout ab", "ab": "; four play --layout rotate"}
             raise ValueError(
                 f"the {self.layout} layout takes {wanted} bots, got {len(self.bots)}: "
-                f"{','.join(self.bots)}"
+                f"{','.join(self.bots)}{hint[self.layout] if len(self.bots) in (2, 4) else ''}"
             )
         if self.games < 1:
             raise ValueError(f"a match plays at least one hand, got {self.games}")
