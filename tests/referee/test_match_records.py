@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from arena.dealing import MatchSeed
+from arena.errors import ArenaError
 from arena.games.liars_dice import LiarsDiceRules
 from arena.games.mahjong.rules import MahjongRules
 from arena.matches.bulls_cows import play_series
@@ -313,3 +314,13 @@ def run_match_seats(seed_text: str) -> list[InProcessSeat]:
     names, seats = in_process_seats(["random-guess", "type5"], seed_text, {})
     assert names == ["random-guess", "type5"]
     return [seat for seat in seats if isinstance(seat, InProcessSeat)]
+
+
+def test_an_unknown_game_id_lists_the_record_s_games(
+    records: dict[str, list[Line]], tmp_path: Path
+) -> None:
+    path = _write(tmp_path, "ids", records["liars_dice"])
+    assert [check.game for check in check_record(path, game="g2").games] == ["g2"]
+    listed = r"no game with id 'g9'; its games: g0, g1, g2, g3, g4, g5$"
+    with pytest.raises(ArenaError, match=listed):
+        check_record(path, game="g9")
