@@ -319,15 +319,14 @@ def check_record(
         raise RecordError(f"{path}: empty record")
     report = RecordCheck([], [])
     seen: dict[tuple[str, str], int] = {}
-    game_ids: list[str] = []
+    game_ids: dict[str, None] = {}  # the ids passed over, in order, for the error below
     for block in split_matches(lines):
         checks: list[GameCheck] = []
         for game_lines in block.games:
             header = game_lines[0]
             key = (str(header.get("match")), str(header.get("game")))
-            if key[1] not in game_ids:
-                game_ids.append(key[1])
             if game is not None and key[1] != game:
+                game_ids.setdefault(key[1])
                 continue
             check = _guarded(
                 partial(
@@ -354,9 +353,8 @@ def check_record(
                 )
             )
     if not report.games and game is not None:
-        shown = ", ".join(game_ids[:12]) + (
-            f", … ({len(game_ids)} in all)" if len(game_ids) > 12 else ""
-        )
+        ids = list(game_ids)
+        shown = ", ".join(ids[:12]) + (f", … ({len(ids)} in all)" if len(ids) > 12 else "")
         raise RecordError(f"{path}: no game with id {game!r}; its games: {shown or 'none'}")
     if not report.games and not report.matches:
         raise RecordError(f"{path}: no game in the record")
