@@ -11,11 +11,10 @@ from collections.abc import Callable
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from arena.bench.dealing import TARGET_DEALS, TARGET_SECONDS, run_dealing_bench
-from arena.cli.common import at_least, fail, print_json
+from arena.cli.common import at_least, fail, output_console, print_json
 from arena.dealing import MatchSeed
 from arena.dealing.audit import Report, audit_bridge, audit_dice, audit_mahjong
 from arena.dealing.bridge import deal_bridge
@@ -29,7 +28,7 @@ from arena.dealing.seed_table import (
 )
 from arena.errors import ArenaError
 
-out = Console(highlight=False)
+out = output_console()
 
 audit_app = typer.Typer(
     help="Audit the dealer: tallies against exact probabilities, chi-square tests.",

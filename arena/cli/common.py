@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -28,7 +29,21 @@ from rich.progress import (
 
 from arena.dealing import MatchSeed
 
-console = Console(stderr=True)
+PIPED_WIDTH = 160
+"""Columns of text written to a pipe or a file: rich would assume 80 and cut a wide table's
+cells short ("altern…"), losing figures; a terminal keeps its own width."""
+
+
+def output_console(*, stderr: bool = False) -> Console:
+    """A console for a command's output. Written to a terminal it takes the terminal's width;
+    piped or redirected it takes ``COLUMNS`` if set, else `PIPED_WIDTH`, so tables keep their
+    figures whole."""
+    stream = sys.stderr if stderr else sys.stdout
+    piped = not stream.isatty() and "COLUMNS" not in os.environ
+    return Console(stderr=stderr, highlight=False, width=PIPED_WIDTH if piped else None)
+
+
+console = output_console(stderr=True)
 
 
 def finite_json(data: Any) -> Any:

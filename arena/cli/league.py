@@ -7,10 +7,16 @@ from pathlib import Path
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
-from arena.cli.common import at_least, fail, output_directory, print_json, progress_bar
+from arena.cli.common import (
+    at_least,
+    fail,
+    output_console,
+    output_directory,
+    print_json,
+    progress_bar,
+)
 from arena.cli.serve import server_url
 from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig, load_league
@@ -24,8 +30,8 @@ from arena.leagues.runner import (
 from arena.leagues.standings import MatchLine, Standing, match_lines, standings
 from arena.store import ResultStore
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+out = output_console()
+err = output_console(stderr=True)
 
 DEFAULT_DB = Path("records/league.sqlite")
 

@@ -22,6 +22,7 @@ from arena.cli.common import (
     fail,
     fresh_seed,
     interrupt_exits,
+    output_console,
     output_directory,
     print_json,
     progress_bar,
@@ -48,8 +49,8 @@ ld_app = typer.Typer(
     "Bayesian player's learnt tables.",
     no_args_is_help=True,
 )
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+out = output_console()
+err = output_console(stderr=True)
 
 
 @contextmanager

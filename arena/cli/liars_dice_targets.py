@@ -146,7 +146,9 @@ def _show_summary(runs: list[TargetRun]) -> None:
         "targets",
         "seed's words",
     ):
-        table.add_column(heading, justify="left" if heading == "opener" else "right")
+        table.add_column(
+            heading, justify="left" if heading == "opener" else "right", overflow="fold"
+        )
     for run in runs:
         met = sum(check.verdict == "met" for check in run.checks())
         claims = run.seed_claims()

@@ -24,11 +24,10 @@ from typing import IO, TypeVar
 import numpy as np
 import numpy.typing as npt
 import typer
-from rich.console import Console
 
 from arena.bench.mahjong_hands import render as render_bench
 from arena.bench.mahjong_hands import run_hand_bench
-from arena.cli.common import at_least, fail, print_json
+from arena.cli.common import at_least, fail, output_console, print_json
 from arena.errors import ArenaError
 from arena.games.mahjong.analysis import deficiency, deficiency_batch, useful_tiles, waits
 from arena.games.mahjong.batch import parse_block, waits_batch
@@ -47,7 +46,7 @@ from arena.games.mahjong.tiles import (
     to_counts,
 )
 
-out = Console(highlight=False)
+out = output_console()
 
 mahjong_app = typer.Typer(
     help="Taiwan 16-tile mahjong hands: waits, deficiency (進胡數), Tai scoring.",

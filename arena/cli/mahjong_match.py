@@ -12,7 +12,6 @@ from pathlib import Path
 import typer
 from rich import box
 from rich.cells import cell_len
-from rich.console import Console
 from rich.table import Table
 
 from arena.bench.mahjong_match import TARGET_SECONDS, run_match_bench
@@ -20,6 +19,7 @@ from arena.cli.common import (
     at_least,
     fail,
     interrupt_exits,
+    output_console,
     output_directory,
     print_json,
     progress_bar,
@@ -47,8 +47,8 @@ from arena.referee import DEFAULT_DEADLINE_MS, TimeBank, TimeControl
 from arena.transports.base import Seat
 from bots.registry import UnknownBotError
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+out = output_console()
+err = output_console(stderr=True)
 
 
 def _show(result: MatchResult, title: str) -> None:

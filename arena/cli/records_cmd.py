@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
-from arena.cli.common import existing_file, fail, print_json
+from arena.cli.common import existing_file, fail, output_console, print_json
 from arena.errors import ArenaError
 from arena.replay import Step, check_record
 
-out = Console(highlight=False)
+out = output_console()
 
 STYLE = {
     "header": "bold magenta",

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.common import finite_json, print_json, record_path, secret_seed
+from arena.cli.common import (
+    PIPED_WIDTH,
+    finite_json,
+    output_console,
+    print_json,
+    record_path,
+    secret_seed,
+)
 from arena.dealing import MatchSeed
 from arena.matches.stats import mean_interval
 
@@ -95,3 +102,24 @@ def test_a_plain_seed_that_looks_like_a_commitment_name_is_hashed(
     assert secret_seed("a" * 64) and secret_seed("a" * 64 + "/7")
     for plain in ("a" * 63, "a" * 65, "a" * 64 + "x", "g" * 64):
         assert not secret_seed(plain)
+
+
+def test_piped_output_keeps_wide_tables_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piped into a file, a table wider than 80 columns keeps every figure (rich's default of 80
+    columns cut cells to "altern…"); ``COLUMNS`` still rules when set."""
+    from rich.table import Table
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    console = output_console()
+    assert console.width == PIPED_WIDTH
+    table = Table()
+    for heading in ("opener", "random-guess mean", "bayes − random-guess", "probability mean"):
+        table.add_column(heading)
+    table.add_row("alternate", "67.9%", "+2.14 [+1.86, +2.43]", "73.5%")
+    with console.capture() as captured:
+        console.print(table)
+    text = captured.get()
+    assert "…" not in text
+    assert "alternate" in text and "+2.14 [+1.86, +2.43]" in text
+    monkeypatch.setenv("COLUMNS", "100")
+    assert output_console().width == 100
