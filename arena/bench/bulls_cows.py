@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,9 +85,15 @@ def make_bc_bot(guesser: str, seed: str, answerer: str = "fixed") -> BullsCowsBo
 
 
 def evaluate_fixed(
-    guesser: str, space: CodeSpace, *, seed: str = "0", max_guesses: int = 20
+    guesser: str,
+    space: CodeSpace,
+    *,
+    seed: str = "0",
+    max_guesses: int = 20,
+    progress: Callable[[int], None] | None = None,
 ) -> EvalReport:
-    """Every secret once, through the engine (solve mode), the bot deciding from observations."""
+    """Every secret once, through the engine (solve mode), the bot deciding from observations;
+    ``progress(1)`` after each secret."""
     bot = make_bc_bot(guesser, seed)
     rules = {
         "mode": "solve",
@@ -112,6 +119,8 @@ def evaluate_fixed(
             report.guesses.append(int(result.detail["guesses"][0]))
         else:
             report.unsolved += 1
+        if progress is not None:
+            progress(1)
     report.seconds = clock() - started
     return report
 
@@ -142,8 +151,10 @@ def evaluate_evader(
     runs: int = DEFAULT_EVADER_RUNS,
     seed: str = "0",
     max_guesses: int = 20,
+    progress: Callable[[int], None] | None = None,
 ) -> EvalReport:
-    """``runs`` games against the range-protecting answerer (its ties broken per run)."""
+    """``runs`` games against the range-protecting answerer (its ties broken per run);
+    ``progress(1)`` after each game."""
     bot = make_bc_bot(guesser, seed)
     match_seed = MatchSeed.from_text(seed)
     report = EvalReport(guesser, "evader", space.digits, space.alphabet, [], 0, 0.0)
@@ -155,6 +166,8 @@ def evaluate_evader(
             report.unsolved += 1
         else:
             report.guesses.append(guesses)
+        if progress is not None:
+            progress(1)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -167,15 +180,17 @@ def evaluate(
     alphabet: str = "123456789",
     runs: int = DEFAULT_EVADER_RUNS,
     seed: str = "0",
+    progress: Callable[[int], None] | None = None,
 ) -> EvalReport:
-    """Raises ValueError (unknown guesser or answerer) or RulesetError (bad digits/alphabet)."""
+    """Raises ValueError (unknown guesser or answerer) or RulesetError (bad digits/alphabet).
+    ``progress(1)`` after each game."""
     if guesser not in GUESSERS:
         raise ValueError(f"unknown guesser {guesser!r}; known: {', '.join(GUESSERS)}")
     space = code_space(digits, alphabet)
     if answerer == "fixed":
-        return evaluate_fixed(guesser, space, seed=seed)
+        return evaluate_fixed(guesser, space, seed=seed, progress=progress)
     if answerer == "evader":
-        return evaluate_evader(guesser, space, runs=runs, seed=seed)
+        return evaluate_evader(guesser, space, runs=runs, seed=seed, progress=progress)
     raise ValueError(f"unknown answerer {answerer!r}; known: fixed, evader")
 
 

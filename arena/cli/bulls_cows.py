@@ -16,8 +16,10 @@ from arena.cli.common import (
     fail,
     fresh_seed,
     interrupt_exits,
+    match_recorder,
     output_directory,
     print_json,
+    progress,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.games.errors import RulesetError
@@ -59,6 +61,7 @@ def eval_cmd(
     so the time measured is the strategy's, not the messaging's.
     """
     from arena.bench.bulls_cows import evaluate
+    from arena.games.bulls_cows import code_space
     from bots.bulls_cows import GUESSERS
 
     if guesser not in GUESSERS:
@@ -68,9 +71,18 @@ def eval_cmd(
     if runs < 1:
         fail("--runs must be at least 1")
     _check_space(digits, alphabet)
-    report = evaluate(
-        guesser, answerer=answerer, digits=digits, alphabet=alphabet, runs=runs, seed=seed
-    )
+    total = code_space(digits, alphabet).size if answerer == "fixed" else runs
+    what = "every secret" if answerer == "fixed" else "games vs evader"
+    with progress(total, f"{guesser}: {what}", transient=True) as advance:
+        report = evaluate(
+            guesser,
+            answerer=answerer,
+            digits=digits,
+            alphabet=alphabet,
+            runs=runs,
+            seed=seed,
+            progress=advance,
+        )
     if json_output:
         print_json(report.to_json())
         return
@@ -158,7 +170,6 @@ def match_cmd(
         digits=digits,
         alphabet=alphabet,
         max_guesses=max_guesses,
-        record_dir=record,
         deadline_ms=deadline_ms,
     )
     if server is not None and a == b:
@@ -166,7 +177,12 @@ def match_cmd(
     if seed is None:
         console.print(f"seed: {seed_text}", highlight=False)
     try:
-        with interrupt_exits(record):
+        with (
+            interrupt_exits(record),
+            match_recorder(record, "bulls-cows", seed_text, console) as recorder,
+            progress(games, f"{a_name} vs {b_name}", transient=True) as advance,
+        ):
+            series = partial(series, recorder=recorder, progress=advance)
             if server is None:
                 report = asyncio.run(series())
             else:
@@ -193,8 +209,6 @@ def match_cmd(
     if any(report.penalties):
         typer.echo(f"  penalties                 {report.penalties[0]} / {report.penalties[1]}")
     typer.echo(f"  time                      {report.seconds:.2f} s")
-    if record is not None:
-        console.print(f"records written under {record}")
 
 
 def bench_cmd(

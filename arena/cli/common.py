@@ -28,6 +28,7 @@ from rich.progress import (
 )
 
 from arena.dealing import MatchSeed
+from arena.records import JsonlRecorder
 
 PIPED_WIDTH = 160
 """Columns of text written to a pipe or a file: rich would assume 80 and cut a wide table's
@@ -106,6 +107,14 @@ def progress_bar(
     return _ArenaProgress(*columns, console=console, transient=transient, disable=disable)
 
 
+@contextmanager
+def progress(total: int, label: str, *, transient: bool = False) -> Iterator[Callable[[int], None]]:
+    """A progress bar of ``total`` steps on standard error; yields ``advance(n)``."""
+    with progress_bar(console, transient=transient) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n: bar.advance(task, n)
+
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -154,6 +163,26 @@ def record_path(directory: Path, prefix: str, seed: str) -> Path:
         return directory / f"{prefix}-{seed}.jsonl"
     digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()[:12]
     return directory / f"{prefix}-{_UNSAFE.sub('_', seed)[:_SAFE_SEED_LENGTH]}+{digest}.jsonl"
+
+
+@contextmanager
+def match_recorder(
+    directory: Path | None, prefix: str, seed: str, console: Console, *, first_game: str = "g0"
+) -> Iterator[JsonlRecorder | None]:
+    """A fresh JSONL record ``DIRECTORY/PREFIX-SEED.jsonl`` for one match (`record_path`;
+    replaced if it exists: the same seed plays the same games), or ``None`` without a
+    directory. Its path, and how to replay it, is printed on ``console`` when it closes."""
+    if directory is None:
+        yield None
+        return
+    path = record_path(directory, prefix, seed)
+    path.unlink(missing_ok=True)
+    recorder = JsonlRecorder(path)
+    try:
+        yield recorder
+    finally:
+        recorder.close()
+        console.print(f"record: {path} (arena replay {path} --game {first_game})", soft_wrap=True)
 
 
 def fresh_seed(seed: str | None) -> str:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import math
 import tomllib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -22,11 +20,11 @@ from arena.cli.common import (
     fail,
     fresh_seed,
     interrupt_exits,
+    match_recorder,
     output_console,
     output_directory,
     print_json,
-    progress_bar,
-    record_path,
+    progress,
     split_names,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
@@ -36,7 +34,6 @@ from arena.games.liars_dice import LiarsDiceRules, load_ruleset
 from arena.matches.liars_dice import MAX_SEATS, in_process_seats, run_table
 from arena.matches.liars_dice_series import run_match
 from arena.matches.stats import Interval
-from arena.records import JsonlRecorder
 from arena.referee import TimeControl
 from bots.liars_dice import PERSONALITIES, ConfigError, ModelError, load_model
 from bots.registry import UnknownBotError, make_bot
@@ -51,13 +48,6 @@ ld_app = typer.Typer(
 )
 out = output_console()
 err = output_console(stderr=True)
-
-
-@contextmanager
-def progress(total: int, label: str) -> Iterator[Any]:
-    with progress_bar(err, transient=False) as progress:
-        task = progress.add_task(label, total=total)
-        yield lambda n: progress.advance(task, n)
 
 
 def bot_config(path: Path | None, bot: str) -> dict[str, Any]:
@@ -255,23 +245,6 @@ def match_command(
     )
 
 
-@contextmanager
-def _recorder(directory: Path | None, kind: str, seed: str) -> Iterator[JsonlRecorder | None]:
-    """A fresh JSONL record ``DIRECTORY/liars-dice-KIND-SEED.jsonl`` (replaced if it exists;
-    named after the seed's commitment when the seed is secret, `record_path`)."""
-    if directory is None:
-        yield None
-        return
-    path = record_path(directory, f"liars-dice-{kind}", seed)
-    path.unlink(missing_ok=True)
-    recorder = JsonlRecorder(path)
-    try:
-        yield recorder
-    finally:
-        recorder.close()
-        err.print(f"record: {path} (arena replay {path} --game g0)")
-
-
 def _duel(
     a: str,
     b: str,
@@ -307,7 +280,7 @@ def _duel(
     try:
         with (
             interrupt_exits(record),
-            _recorder(record, "duel", seed) as rec,
+            match_recorder(record, "liars-dice-duel", seed, err) as rec,
             progress(games, f"{a} vs {b}") as advance,
         ):
             match = partial(
@@ -341,6 +314,8 @@ def _duel(
         print_json(data)
         return
     interval = report.interval()
+    # A strategy against itself: which copy is which must still read plainly.
+    a, b = (f"{a} (A)", f"{b} (B)") if a == b else (a, b)
     verdict = (
         "no difference shown: the interval holds 50%"
         if not interval.excludes(0.5)
@@ -405,7 +380,7 @@ def _table(
     try:
         with (
             interrupt_exits(record),
-            _recorder(record, "table", seed) as rec,
+            match_recorder(record, "liars-dice-table", seed, err) as rec,
             progress(games, label) as advance,
         ):
             play = partial(

@@ -19,11 +19,11 @@ from arena.cli.common import (
     at_least,
     fail,
     interrupt_exits,
+    match_recorder,
     output_console,
     output_directory,
     print_json,
     progress_bar,
-    record_path,
     split_names,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
@@ -194,17 +194,12 @@ def match_mahjong(
     with interrupt_exits(record), progress_bar(err, transient=True, remaining=False) as progress:
         task = progress.add_task("mahjong", total=games * matches)
         for k, spec in enumerate(specs):
-            recorder = None
-            if record is not None:
-                path = record_path(record, "mahjong", spec.seed)
-                path.unlink(missing_ok=True)
-                recorder = JsonlRecorder(path)
 
             def advance(done: int, _total: int, base: int = k * games) -> None:
                 progress.update(task, completed=base + done)
 
             bank = clock.new_bank()
-            try:
+            with match_recorder(record, "mahjong", spec.seed, err, first_game="r0h0") as recorder:
                 if server is None:
                     played = asyncio.run(
                         play_match(spec, recorder=recorder, on_hand=advance, time_bank=bank)
@@ -223,10 +218,7 @@ def match_mahjong(
                         ),
                         start_timeout_s=clock.start_timeout_ms / 1000,
                     )
-                results.append(played)
-            finally:
-                if recorder is not None:
-                    recorder.close()
+            results.append(played)
     if json_output:
         if matches == 1:
             print_json(results[0].to_json())
@@ -251,8 +243,6 @@ def match_mahjong(
                 f"points difference per match A−B: {d['estimate']:+,.0f}, "
                 f"95% CI [{d['low']:+,.0f}, {d['high']:+,.0f}]"
             )
-    if record is not None:
-        out.print(f"records in {record}/ (arena replay FILE --game r0h0)")
 
 
 def bench_mahjong_match(

@@ -66,9 +66,16 @@ def record_path(config: LeagueConfig, records: Path, plan: MatchPlan) -> Path:
 
 
 def _part(path: Path) -> Path:
-    """Where a match's record is written until the match finishes (a 1A2B series: a directory
-    holding it)."""
+    """Where a match's record is written until the match finishes."""
     return path.with_name(path.name + ".part")
+
+
+def _remove_part(part: Path) -> None:
+    # A directory is what earlier releases left for an unfinished 1A2B series.
+    if part.is_dir():
+        shutil.rmtree(part, ignore_errors=True)
+    else:
+        part.unlink(missing_ok=True)
 
 
 def discard_partial_record(config: LeagueConfig, plan: MatchPlan) -> None:
@@ -76,11 +83,7 @@ def discard_partial_record(config: LeagueConfig, plan: MatchPlan) -> None:
     a finished match's record is left alone."""
     if config.records is None:
         return
-    part = _part(record_path(config, config.records, plan))
-    if part.is_dir():
-        shutil.rmtree(part, ignore_errors=True)
-    else:
-        part.unlink(missing_ok=True)
+    _remove_part(_part(record_path(config, config.records, plan)))
 
 
 @contextmanager
@@ -89,7 +92,7 @@ def _finished_file(path: Path) -> Iterator[Path]:
     match finishes. An interrupted or failed match leaves the stored match's complete record (if
     any) as it was and removes its own partial one."""
     part = _part(path)
-    part.unlink(missing_ok=True)  # left by a worker that was killed before it could clean up
+    _remove_part(part)  # left by a worker that was killed before it could clean up
     try:
         yield part
     except BaseException:
@@ -253,7 +256,7 @@ async def _bulls_cows(
         time_bank=_time_bank(config),
         progress=progress,
     )
-    with _series_recording(config, plan) as (record_dir, record):
+    with _recording(config, plan) as (recorder, record):
         if seats is not None:
             report = await series(
                 a,
@@ -261,7 +264,7 @@ async def _bulls_cows(
                 config.games_per_match,
                 plan.seed,
                 seats=(seats[0], seats[1]),
-                record_dir=record_dir,
+                recorder=recorder,
             )
         else:
             strategy_a, options_a = bot_options(config.bot(a))
@@ -273,32 +276,8 @@ async def _bulls_cows(
                 plan.seed,
                 a_config=options_a,
                 b_config=options_b,
-                record_dir=record_dir,
+                recorder=recorder,
             )
     games = [GameOutcome(k, k, {a: sa, b: sb}) for k, (sa, sb) in enumerate(report.scores)]
     penalties = dict(zip((a, b), report.penalties, strict=True))
     return MatchOutcome(plan, games, report.to_json(), 0.0, record, penalties)
-
-
-@contextmanager
-def _series_recording(
-    config: LeagueConfig, plan: MatchPlan
-) -> Iterator[tuple[Path | None, str | None]]:
-    """A 1A2B series' record directory for `play_series` and the match's final file
-    (`record_path`), or ``(None, None)``. `play_series` names its file after the match id, which
-    a changed league shares with the old one (same seed, same bots), so it writes into a
-    directory of its own, and the file is moved to the league's name when the series ends."""
-    if config.records is None:
-        yield None, None
-        return
-    path = record_path(config, config.records, plan)
-    # As `_finished_file`, with a directory: play_series writes its one file into it.
-    work = _part(path)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    try:
-        yield work, str(path)
-        (written,) = work.iterdir()
-        written.replace(path)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)

@@ -13,7 +13,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.dealing import MatchSeed
@@ -21,6 +20,7 @@ from arena.matches.bot_seeds import bot_options
 from arena.transports.base import Seat
 
 if TYPE_CHECKING:
+    from arena.records import Recorder
     from arena.referee import TimeBank
 
 
@@ -79,7 +79,7 @@ async def play_series(
     digits: int = 3,
     alphabet: str = "123456789",
     max_guesses: int = 20,
-    record_dir: Path | None = None,
+    recorder: Recorder | None = None,
     deadline_ms: int = 5000,
     progress: Callable[[int], None] | None = None,
     seats: tuple[Seat, Seat] | None = None,
@@ -88,8 +88,8 @@ async def play_series(
     """``games`` duels of bot ``a`` against bot ``b`` through the referee with in-process seats
     (or the given ``seats`` of A and B, e.g. bots on a server; ``a``/``b`` then name them);
     ``a`` sits first (and so starts) in the even games, ``b`` in the odd ones. ``names`` label
-    the bots (default: their strategies)."""
-    from arena.records import JsonlRecorder, Recorder
+    the bots (default: their strategies). The games are written to ``recorder`` if given (the
+    caller opens and closes it)."""
     from arena.referee import MatchFrame, match_id_for, play_game, seat_order
     from arena.transports.inprocess import InProcessSeat
     from bots.registry import make_bot
@@ -104,12 +104,6 @@ async def play_series(
         seats = (InProcessSeat(bot_a), InProcessSeat(bot_b))
     rules = {"mode": "duel", "digits": digits, "alphabet": alphabet, "max_guesses": max_guesses}
     match_id = match_id_for("bulls_cows", seed)
-    recorder: Recorder | None = None
-    if record_dir is not None:
-        # One file per match: a replay of the same seed starts it afresh, never appends.
-        path = record_dir / f"{match_id}.jsonl"
-        path.unlink(missing_ok=True)
-        recorder = JsonlRecorder(path)
     report = SeriesReport(names, games, [0, 0], 0, Counter(), [0, 0], [], 0.0)
     started = time.perf_counter()
     frame = MatchFrame("bulls_cows", seed, seats, names, games, recorder, "alternate", rules)
@@ -151,7 +145,5 @@ async def play_series(
         await frame.finish()
     finally:
         frame.close()
-        if recorder is not None:
-            recorder.close()
     report.seconds = time.perf_counter() - started
     return report

@@ -17,6 +17,11 @@ import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
+from functools import partial
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from arena.games.bulls_cows import code_space
 from bots.bulls_cows.guessers import IntArray, entropy_scores, partition_counts
@@ -27,7 +32,14 @@ from bots.bulls_cows.trees import ShippedTree, tree_path
 SHIPPED = ((3, "123456789", "exact", 0), (4, "0123456789", "rollout", 24))
 
 
-def build(digits: int, alphabet: str, method: str, width: int) -> ShippedTree:
+def build(
+    digits: int,
+    alphabet: str,
+    method: str,
+    width: int,
+    progress: Callable[[int], None] | None = None,
+) -> ShippedTree:
+    """The tree of ``method`` over every code; ``progress(1)`` as each secret is placed."""
     space = code_space(digits, alphabet)
     if method == "exact":
         exact = ExactSearch(space)
@@ -50,7 +62,7 @@ def build(digits: int, alphabet: str, method: str, width: int) -> ShippedTree:
         )
     else:
         raise ValueError(f"unknown method {method!r}; use exact or rollout")
-    root = build_tree(space, choose)
+    root = build_tree(space, choose, progress=progress)
     depths = tree_depths(space, root)
     counts = Counter(depths.values())
     worst = max(counts)
@@ -82,7 +94,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     for digits, alphabet, method, width in jobs:
         started = time.perf_counter()
-        tree = build(digits, alphabet, method, width)
+        # A build takes minutes: the bar shows secrets placed in the tree so far.
+        with Progress(
+            TextColumn(f"{digits} of {alphabet} ({method})"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        ) as bar:
+            task = bar.add_task("", total=code_space(digits, alphabet).size)
+            tree = build(digits, alphabet, method, width, partial(bar.advance, task))
         path = tree_path(digits, alphabet)
         path.write_text(json.dumps(tree.to_json(), separators=(",", ":")) + "\n", encoding="utf-8")
         seconds = time.perf_counter() - started

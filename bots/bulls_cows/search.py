@@ -119,9 +119,14 @@ class ExactSearch:
 
 
 def build_tree(
-    space: CodeSpace, choose: Callable[[IntArray, int], int], secrets: IntArray | None = None
+    space: CodeSpace,
+    choose: Callable[[IntArray, int], int],
+    secrets: IntArray | None = None,
+    *,
+    progress: Callable[[int], None] | None = None,
 ) -> TreeNode:
-    """The decision tree a chooser (consistent set, depth) → guess makes over ``secrets``."""
+    """The decision tree a chooser (consistent set, depth) → guess makes over ``secrets``;
+    ``progress(1)`` as each secret gets its place (the guess that solves it)."""
     everyone = np.arange(space.size, dtype=np.int64) if secrets is None else secrets
 
     def grow(remaining: IntArray, depth: int) -> TreeNode:
@@ -130,7 +135,10 @@ def build_tree(
         node: TreeNode = {"guess": space.codes[guess]}
         following = {}
         for feedback in np.unique(row).tolist():
-            if feedback != space.solved:
+            if feedback == space.solved:
+                if progress is not None:
+                    progress(1)
+            else:
                 child = remaining[row == feedback]
                 following[space.feedback_text(feedback)] = grow(child, depth + 1)
         if following:

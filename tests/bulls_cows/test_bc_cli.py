@@ -97,12 +97,39 @@ def test_match_without_seed_draws_a_fresh_one_and_prints_it_first(tmp_path: Path
     seeds = [re.findall(r"^seed: ([0-9a-f]{64})$", r.stderr, re.M) for r in (first, second)]
     assert len(seeds[0]) == 1 and len(seeds[1]) == 1 and seeds[0] != seeds[1]
     seed = seeds[0][0]
-    # The record is named after the match id (the commitment), never the seed.
+    # A secret seed names its record by its commitment, never by itself; the path is printed.
     (record,) = tmp_path.glob("*.jsonl")
     commitment = MatchSeed.from_hex(seed).commitment()
-    assert record.name == f"bulls-cows-{commitment[:12]}.jsonl"
+    assert record.name == f"bulls-cows-c{commitment[:12]}.jsonl"
+    assert f"record: {record}" in first.stderr.replace("\n", "")
     # The seed printed replays the match; a given seed is not printed.
     again = runner.invoke(app, [*args, "--seed", seed])
     assert "seed: " not in again.stderr
     data, replayed = json.loads(first.stdout), json.loads(again.stdout)
     assert {**data, "seconds": 0} == {**replayed, "seconds": 0}
+
+
+def test_match_record_is_named_after_a_plain_seed_and_replaced_on_a_rerun(tmp_path: Path) -> None:
+    args = ["match", "bulls-cows", "--a", "optimal", "--b", "optimal", "--games", "3"]
+    args += ["--seed", "7", "--record", str(tmp_path)]
+    for _ in range(2):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+    (record,) = tmp_path.glob("*.jsonl")
+    assert record.name == "bulls-cows-7.jsonl"
+    lines = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+    assert sum(line["type"] == "header" for line in lines) == 3  # the rerun replaced it
+    assert "optimal#1" in result.stdout and "optimal#2" in result.stdout
+
+
+def test_eval_reports_progress_once_per_secret() -> None:
+    from arena.bench.bulls_cows import evaluate
+
+    steps: list[int] = []
+    report = evaluate("entropy", digits=2, alphabet="1234", progress=steps.append)
+    assert len(steps) == report.games == 12 and set(steps) == {1}
+    steps.clear()
+    evader = evaluate(
+        "entropy", answerer="evader", digits=2, alphabet="1234", runs=5, progress=steps.append
+    )
+    assert len(steps) == evader.games == 5

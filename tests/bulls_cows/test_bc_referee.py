@@ -10,6 +10,7 @@ import pytest
 from arena.dealing import MatchSeed
 from arena.games.bulls_cows import BullsCowsAction, BullsCowsGame, code_space
 from arena.matches.bulls_cows import play_series
+from arena.records import JsonlRecorder
 from arena.referee import play_game
 from arena.transports.inprocess import InProcessSeat
 from bots.base import Bot
@@ -57,11 +58,13 @@ class GarbleBot(Bot):
 
 
 async def test_series_through_the_referee_writes_records(tmp_path: Path) -> None:
-    report = await play_series("optimal", "random", 4, "bc-series", record_dir=tmp_path)
+    record = tmp_path / "series.jsonl"
+    recorder = JsonlRecorder(record)
+    report = await play_series("optimal", "random", 4, "bc-series", recorder=recorder)
+    recorder.close()
     assert sum(report.wins) + report.draws == 4
     assert report.penalties == [0, 0]
     assert report.reasons.keys() <= {"solved", "both_solved", "max_guesses"}
-    (record,) = tmp_path.glob("*.jsonl")
     lines = [json.loads(line) for line in record.read_text().splitlines()]
     headers = [line for line in lines if line["type"] == "header"]
     assert [h["deal"] for h in headers] == [{"game_index": k} for k in range(4)]

@@ -247,3 +247,12 @@ def test_deterministic_guessers_repeat(name: str) -> None:
     one = make_guesser(name, MatchSeed.from_text("a")).choose(space, history)
     two = make_guesser(name, MatchSeed.from_text("b")).choose(space, history)
     assert one == two
+
+
+def test_building_a_tree_reports_each_secret_once_as_it_is_placed() -> None:
+    from bots.bulls_cows.build_optimal import build
+
+    steps: list[int] = []
+    tree = build(2, "12345", "exact", 0, steps.append)
+    assert len(steps) == tree.secrets == 20 and set(steps) == {1}
+    assert sum(d * n for d, n in enumerate(tree.histogram)) == tree.total

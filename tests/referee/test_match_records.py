@@ -113,9 +113,10 @@ def test_a_table_and_a_1a2b_series_are_framed_too(tmp_path: Path) -> None:
         run_table(names, seats, 6, "t", rules=LiarsDiceRules(players=3), recorder=recorder)
     )
     assert recorder.lines[-1]["totals"] == [float(s.wins) for s in report.standings]
-    asyncio.run(play_series("random", "random", 2, "bc", record_dir=tmp_path))
-    asyncio.run(play_series("random", "random", 2, "bc", record_dir=tmp_path))
-    (path,) = tmp_path.glob("*.jsonl")
+    series = MemoryRecorder()
+    asyncio.run(play_series("random", "random", 2, "bc", recorder=series))
+    path = tmp_path / "bc.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in series.lines), encoding="utf-8")
     report_bc = check_record(path)
     assert report_bc.ok and len(report_bc.matches) == 1 and len(report_bc.games) == 2
 
