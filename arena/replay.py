@@ -470,8 +470,10 @@ def _reveal_problems(match: Mapping[str, Any], reveal: Mapping[str, Any] | None)
         )
     try:
         seed = verify_commitment(str(match.get("seed_commitment")), str(reveal.get("seed")))
-    except DealingError:
-        return problems  # each game reports the mismatch
+    except DealingError as exc:
+        # Each game reports it too; the match's own verdict must not read "ok" beside them.
+        problems.append(f"line {reveal.get('_line')}: {exc}")
+        return problems
     wanted = match_id_for(str(match.get("game_kind")), seed)
     if match.get("match") != wanted:
         problems.append(

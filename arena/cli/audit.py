@@ -190,9 +190,13 @@ def _seed_points_table(report: Report) -> Table:
 def _show_mahjong(report: Report) -> None:
     _header(report)
     out.print(_tests_table(report))
+    from arena.games.mahjong.tiles import format_tiles
+
     worst = report.tallies["worst_cell"]
+    # The JSON keeps the kind's index (0–33); the text names the tile as the rest of the CLI does.
+    tile = format_tiles([worst["kind"]])
     out.print(
-        f"largest deviation: position {worst['position']}, kind {worst['kind']}: "
+        f"largest deviation: position {worst['position']}, kind {worst['kind']} ({tile}): "
         f"{worst['observed']} observed, {worst['expected']:.1f} expected (z {worst['z']:+.2f}; "
         f"p {_p(worst['p_adjusted'])} for the largest of {report.tests[0].cells} cells)"
     )

@@ -191,7 +191,7 @@ def match_command(
     deadline_ms: int = typer.Option(
         None,
         callback=at_least(1),
-        help="time allowed per decision, ms (≥ 1); default: the ruleset's [time] deadline_ms, "
+        help="time allowed per decision, ms (≥ 1); default: the ruleset's \\[time] deadline_ms, "
         f"else {DEADLINE_MS}",
     ),
 ) -> None:

@@ -42,7 +42,7 @@ def gauntlet(
         500, "--games", callback=at_least(1), help="games against each personality"
     ),
     seed: str | None = typer.Option(
-        None, "--seed", help="match seed (any text, or 64 hex digits) [default: 1]"
+        None, "--seed", help="match seed (any text, or 64 hex digits) \\[default: 1]"
     ),
     seeds: str | None = typer.Option(
         None,
@@ -79,7 +79,7 @@ def gauntlet(
         "--floor",
         callback=between(0.0, 1.0),
         help="list the personalities won against less often than this, and those whose whole "
-        "95% interval lies under it (default: DESIGN §7's 55% against every personality)",
+        "95% interval lies under it (default: issue 5's 55% against every personality)",
     ),
     opener: str = typer.Option(
         "alternate",

@@ -28,7 +28,7 @@ from arena.matches.liars_dice_series import OPENERS, Opener
 from bots.liars_dice import PERSONALITIES
 
 TARGETS_HELP = (
-    "Measure the liar's dice strength targets (issue 5, DESIGN §7) and judge each from the "
+    "Measure the liar's dice strength targets (issue 5) and judge each from the "
     "games: random-guess ≥ 55% against every personality, its mean within 60–70%, bayes ≥ 3 "
     "points above random-guess, both above probability. random-guess, bayes and probability "
     "play the 32 personalities on every seed, on the same dice, so the gains pair game by game. "

@@ -157,7 +157,7 @@ def match_mahjong(
     deadline_ms: int | None = typer.Option(
         None,
         callback=at_least(1),
-        help="time allowed per decision, ms (≥ 1); default: the ruleset's [time] deadline_ms, "
+        help="time allowed per decision, ms (≥ 1); default: the ruleset's \\[time] deadline_ms, "
         f"else {DEFAULT_DEADLINE_MS}",
     ),
     server: str | None = typer.Option(None, "--server", callback=server_url, help=SERVER_HELP),

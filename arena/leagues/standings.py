@@ -6,7 +6,7 @@
   round replay one wall, so they are one observation, as in `arena match mahjong`).
 
 Per match, the difference A − B per game and its interval over the same observations; the bot
-with more score wins the match (a tie gives each ½).
+with the most score wins the match (bots tied for the most share it).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class Standing:
     """Mean score per game (the win rate, or points per hand) with its 95% interval."""
     matches: int
     match_points: float
-    """Matches won, a tie counting ½."""
+    """Matches won, a tie shared among the tied bots."""
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -115,3 +115,24 @@ def test_comments_placeholders_and_continuations_are_read_as_the_docs_mean_them(
         "bots run greedy",
         "arena league FILE --show",
     ]
+
+
+def _every_command(command: Any, path: str) -> list[tuple[str, Any]]:
+    found = [(path, command)]
+    for name, sub in getattr(command, "commands", {}).items():
+        found += _every_command(sub, f"{path} {name}")
+    return found
+
+
+def test_help_texts_keep_their_square_brackets() -> None:
+    """Help is rendered as rich markup, where ``[default: 1]`` or ``[time]`` is a tag and
+    vanishes from ``--help``; written ``\\[…]`` it shows."""
+    bare_tag = re.compile(r"(?<!\\)\[[a-z][^\]]*\]")
+    hidden = [
+        f"{path} {param.opts[0]}: {param.help}"
+        for root, command in _ROOTS.items()
+        for path, each in _every_command(command, root)
+        for param in getattr(each, "params", [])
+        if isinstance(getattr(param, "help", None), str) and bare_tag.search(param.help)
+    ]
+    assert hidden == []

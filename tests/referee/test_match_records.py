@@ -325,3 +325,14 @@ def test_an_unknown_game_id_lists_the_record_s_games(
     listed = r"no game with id 'g9'; its games: g0, g1, g2, g3, g4, g5$"
     with pytest.raises(ArenaError, match=listed):
         check_record(path, game="g9")
+
+
+@pytest.mark.parametrize("game", ["liars_dice", "mahjong"])
+def test_a_forged_seed_fails_the_match_itself_not_only_its_games(
+    records: dict[str, list[Line]], game: str, tmp_path: Path
+) -> None:
+    forged = _set("reveal", 0, "seed", "ab" * 32)(records[game])
+    report = check_record(_write(tmp_path, "forged", forged))
+    (match,) = report.matches
+    assert not match.ok and any("commitment" in problem for problem in match.problems)
+    assert not any(check.ok for check in report.games)
