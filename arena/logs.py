@@ -12,6 +12,21 @@ import structlog
 _settings: tuple[str, Path | None] = ("warning", None)
 
 
+class _CurrentStderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is when a line is logged, not the stream it was when
+    logging was set up: that one may have been replaced and closed since (a test runner's
+    capture, a CLI invoked in-process), and writing to it fails with "I/O operation on closed
+    file"."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
+
+
 def logging_settings() -> tuple[str, Path | None]:
     """The last `configure_logging` arguments, for worker processes to repeat."""
     return _settings
@@ -33,7 +48,7 @@ def configure_logging(level: str = "warning", json_file: Path | None = None) -> 
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
     handlers: list[logging.Handler] = []
-    console = logging.StreamHandler(sys.stderr)
+    console = _CurrentStderrHandler()
     console.setLevel(numeric)
     console.setFormatter(
         structlog.stdlib.ProcessorFormatter(

@@ -123,3 +123,27 @@ def test_piped_output_keeps_wide_tables_whole(monkeypatch: pytest.MonkeyPatch) -
     assert "alternate" in text and "+2.14 [+1.86, +2.43]" in text
     monkeypatch.setenv("COLUMNS", "100")
     assert output_console().width == 100
+
+
+def test_logs_go_to_the_current_stderr_after_the_old_one_is_closed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Logging set up while stderr was a capture (a CLI invoked in-process) that is closed
+    since still writes, to the stderr of the moment, without "--- Logging error ---"."""
+    import io
+    import logging
+    import sys
+
+    from arena.logs import configure_logging
+
+    captured = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", captured)
+    try:
+        configure_logging("warning")
+    finally:
+        monkeypatch.undo()
+    captured.close()
+    logging.getLogger("arena.test").warning("after the capture closed")
+    err = capsys.readouterr().err
+    configure_logging("warning")
+    assert "after the capture closed" in err and "Logging error" not in err
