@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +139,33 @@ class _Failure:
     text: str
 
 
+class _RequestNumbers:
+    """The request numbers (``seq``) of each seat connection: 1, 2, 3, … for as long as the
+    `Seat` object lives, across every game it plays in — never again from 1 in the next game of a
+    match. A late answer to an earlier game's request then never carries the pending request's
+    number, so it is ``stale_seq`` and cannot be taken for an answer to another position (a bot
+    may leave ``game`` out of its action).
+
+    Counted per seat object, never table-wide: a shared counter would let a seat count, from the
+    gaps in its own numbers, the requests other seats were sent privately (mahjong claims). A
+    seat object that cannot be weakly referenced gets None, and its table counts for it (from 1
+    in each game)."""
+
+    def __init__(self) -> None:
+        self._last: weakref.WeakKeyDictionary[Seat, int] = weakref.WeakKeyDictionary()
+
+    def next(self, seat: Seat) -> int | None:
+        try:
+            number = self._last.get(seat, 0) + 1
+            self._last[seat] = number
+        except TypeError:  # unhashable, or no weak reference possible
+            return None
+        return number
+
+
+_REQUEST_NUMBERS = _RequestNumbers()
+
+
 class _Table:
     """One game in progress: the engine, its seats, and the bookkeeping of requests."""
 
@@ -163,8 +191,8 @@ class _Table:
         self.deadline_ms = deadline_ms
         self.retries = retries
         self.recorder = recorder
-        # One counter per seat: a table-wide counter would let a seat count, from the gaps in
-        # its own numbers, the requests other seats were sent privately (mahjong claims).
+        # Request numbers come from `_REQUEST_NUMBERS`, per seat connection and across games;
+        # these per-game counters serve only seats it cannot count for.
         self.seqs = [0] * len(seats)
         self.decisions = 0
         self.penalties = [0] * len(seats)
@@ -192,6 +220,13 @@ class _Table:
                     }
                 )
             await self.broadcast(event.payload, event.to)
+
+    def _next_seq(self, seat: int) -> int:
+        number = _REQUEST_NUMBERS.next(self.seats[seat])
+        if number is None:
+            self.seqs[seat] += 1
+            number = self.seqs[seat]
+        return number
 
     def _illegal_reason(self, seat: int, action: Any) -> str:
         # Only on the failure path: ask the engine on a copy so the bot is told which rule it broke.
@@ -256,12 +291,11 @@ class _Table:
         legal, hint = self.game.describe_legal(seat)
         observation = self.game.observation(seat)
         for _attempt in range(1 + self.retries):
-            self.seqs[seat] += 1
             request = Request(
                 match=self.match_id,
                 game=self.game_id,
                 seat=seat,
-                seq=self.seqs[seat],
+                seq=self._next_seq(seat),
                 deadline_ms=self.deadline_ms,
                 legal=legal,
                 hint=hint,

@@ -31,8 +31,13 @@ class ProtocolError(ValueError):
 
 def read_frame(raw: str | bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
     """The JSON object in one frame, or a `ProtocolError` (too large, not JSON, not an object)."""
-    if len(raw) > max_bytes:
-        raise ProtocolError(ErrorCode.TOO_LARGE, f"message of {len(raw)} bytes > {max_bytes}")
+    size = len(raw)
+    if isinstance(raw, str) and size * 4 > max_bytes:
+        # The limit is in bytes of UTF-8 (a character takes 1 to 4): only a text that could be
+        # over it is encoded to count them.
+        size = len(raw.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise ProtocolError(ErrorCode.TOO_LARGE, f"message of {size} bytes > {max_bytes}")
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:

@@ -49,7 +49,7 @@ class ErrorCode(StrEnum):
 ERROR_MEANINGS: dict[ErrorCode, str] = {
     ErrorCode.BAD_JSON: "the frame is not a JSON object",
     ErrorCode.BAD_MESSAGE: "valid JSON, not a valid message (unknown type, missing or extra "
-    "field, wrong JSON type, an action naming another seat, match or game)",
+    "field, wrong JSON type, an action for the pending request naming another seat)",
     ErrorCode.UNSUPPORTED_VERSION: "the message's `v` is not a protocol version the server speaks",
     ErrorCode.TOO_LARGE: "the frame is larger than the server accepts",
     ErrorCode.AUTH_FAILED: "the bot or admin may not log in (unknown or missing token, a name "
@@ -58,7 +58,8 @@ ERROR_MEANINGS: dict[ErrorCode, str] = {
     ErrorCode.NO_SESSION: "an action, ping or bye on a connection with no session (never said "
     "hello, or the server restarted or dropped the session): say hello again, with the resume "
     "token to keep a seat",
-    ErrorCode.STALE_SEQ: "an action whose `seq` is not the pending request's",
+    ErrorCode.STALE_SEQ: "an action whose `seq`, `match` or `game` is not the pending "
+    "request's (a late answer); the request stays pending",
     ErrorCode.LATE: "no answer before the deadline (and no time bank left)",
     ErrorCode.INVALID_ACTION: "the action text does not name an action of this game",
     ErrorCode.ILLEGAL_ACTION: "a well-formed action the rules forbid now",
@@ -89,7 +90,8 @@ class Envelope(WireModel):
     seat: int | None = Field(default=None, description="the receiving/acting seat (0-based)")
     seq: int | None = Field(
         default=None,
-        description="the seat's request number within the game (from 1), echoed by the action",
+        description="the request's number, echoed by the action: counted per seat connection "
+        "from 1 and never repeated within a match (not restarted in each game)",
     )
 
 

@@ -187,7 +187,11 @@ def match_cmd(
                 report = asyncio.run(series())
             else:
                 report = run_on_server(
-                    server, [a, b], "bulls_cows", lambda seats: series(seats=(seats[0], seats[1]))
+                    server,
+                    [a, b],
+                    "bulls_cows",
+                    lambda seats: series(seats=(seats[0], seats[1])),
+                    record=record,
                 )
     except BotConfigError as exc:
         fail(str(exc))

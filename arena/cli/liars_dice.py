@@ -306,6 +306,7 @@ def _duel(
                     "liars_dice",
                     lambda seats: match(seats=(seats[0], seats[1])),
                     start_timeout_s=clock.start_timeout_ms / 1000,
+                    record=record,
                 )
     except (UnknownBotError, ConfigError, ArenaError) as exc:
         fail(str(exc))
@@ -326,6 +327,11 @@ def _duel(
         f"{data['win_rate_a']:.1%} for {a}, 95% interval {span(interval)} ({verdict})\n"
         f"{data['decisions']} decisions in {data['seconds']:.1f} s"
     )
+    if any(report.penalties):
+        out.print(
+            f"penalties (decisions the referee played for a bot): {a} {report.penalties[0]}, "
+            f"{b} {report.penalties[1]}"
+        )
 
 
 def table_configs(entries: list[str], names: list[str]) -> dict[str, dict[str, Any]]:
@@ -402,6 +408,7 @@ def _table(
                     "liars_dice",
                     lambda seats: play(names, seats, recorder=rec),
                     start_timeout_s=clock.start_timeout_ms / 1000,
+                    record=record,
                 )
     except (UnknownBotError, ConfigError, ArenaError) as exc:
         fail(str(exc))

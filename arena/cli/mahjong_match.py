@@ -217,6 +217,7 @@ def match_mahjong(
                             time_bank=bank,
                         ),
                         start_timeout_s=clock.start_timeout_ms / 1000,
+                        record=record,
                     )
             results.append(played)
     if json_output:

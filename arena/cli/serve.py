@@ -11,7 +11,7 @@ from typing import TypeVar
 import typer
 
 from arena.cli.common import between, fail, print_json
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ServerLost
 from arena.transports.base import Seat
 
 tokens_app = typer.Typer(
@@ -52,10 +52,13 @@ def run_on_server(
     play: Callable[[list[Seat]], Awaitable[T]],
     *,
     start_timeout_s: float = 30.0,
+    record: Path | None = None,
 ) -> T:
     """For ``arena match … --server URL``: run ``play(seats)`` on a table of the named bots;
     a table that cannot open (bots absent past the start timeout, bad token, no server) is a
-    clear error, not a traceback."""
+    clear error, not a traceback. So is a server lost mid-match (`ServerLost`): the match
+    stops there, and the command exits non-zero rather than report a match it did not play
+    (``record``: the ``--record`` directory, named in that error)."""
     from arena.server.remote import RemoteTableError, play_on_server
 
     try:
@@ -64,6 +67,23 @@ def run_on_server(
         )
     except RemoteTableError as exc:
         fail(str(exc))
+    except ServerLost as exc:
+        fail(server_lost_message(url, exc, record))
+
+
+def server_lost_message(url: str, lost: ServerLost, record: Path | None = None) -> str:
+    """One line: the match stopped when its server connection was lost, after how many games,
+    and where the record of those games is."""
+    played = f"{lost.games} game" if lost.games == 1 else f"{lost.games} games"
+    kept = (
+        f"; the partial record in {record}/ holds the games played (and the one cut short)"
+        if record is not None
+        else ""
+    )
+    return (
+        f"lost the connection to the server at {url} after {played} of the match "
+        f"({lost.reason}); the match was stopped, its results not reported{kept}"
+    )
 
 
 def serve(

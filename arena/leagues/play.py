@@ -200,8 +200,10 @@ async def _liars_dice(
     games = [
         GameOutcome(k, k, {a: float(won), b: float(not won)}) for k, won in enumerate(report.a_won)
     ]
-    summary = report.to_json() | {"a": a, "b": b}
-    return MatchOutcome(plan, games, summary, 0.0, record)
+    penalties = dict(zip((a, b), report.penalties, strict=True))
+    # The league's names, not the report's roles (its A and B may be one strategy twice).
+    summary = report.to_json() | {"a": a, "b": b, "penalties": penalties}
+    return MatchOutcome(plan, games, summary, 0.0, record, penalties)
 
 
 async def _dice_series(

@@ -35,7 +35,7 @@ from arena.records import Recorder
 from arena.transports.base import Seat
 
 if TYPE_CHECKING:
-    from arena.referee import TimeBank
+    from arena.referee import PlayedGame, TimeBank
 from bots.liars_dice import LiarsDiceBot
 from bots.registry import make_bot
 
@@ -125,10 +125,42 @@ async def play_seats(
     """One game through the referee between any seats (in-process or on a server), written to
     ``recorder`` when one is given (``reveal``: with the seed after it, for a game played on
     its own; a match reveals it once, at its end)."""
+    played = await play_seats_game(
+        seats,
+        names,
+        seed,
+        game_index=game_index,
+        first=first,
+        rules=rules,
+        match_id=match_id,
+        deadline_ms=deadline_ms,
+        recorder=recorder,
+        reveal=reveal,
+        time_bank=time_bank,
+    )
+    return played.result, played.decisions
+
+
+async def play_seats_game(
+    seats: Sequence[Seat],
+    names: Sequence[str],
+    seed: MatchSeed,
+    *,
+    game_index: int,
+    first: int,
+    rules: LiarsDiceRules | None = None,
+    match_id: str = "m",
+    deadline_ms: int = 5000,
+    recorder: Recorder | None = None,
+    reveal: bool = True,
+    time_bank: TimeBank | None = None,
+) -> PlayedGame:
+    """`play_seats`, reporting all the referee does: the result, the decisions and each seat's
+    penalties (the fallbacks it played for that seat)."""
     from arena.referee import play_game
 
     rules = rules or LiarsDiceRules(players=len(seats))
-    played = await play_game(
+    return await play_game(
         "liars_dice",
         list(seats),
         rules=rules.to_mapping(),
@@ -142,7 +174,6 @@ async def play_seats(
         reveal=reveal,
         time_bank=time_bank,
     )
-    return played.result, played.decisions
 
 
 # -- duels: a bot at seat 0 against one opponent ----------------------------------------------
@@ -264,6 +295,9 @@ class MatchReport:
     seconds: float
     a_won: list[bool] = field(default_factory=list, repr=False)
     """Game by game, whether A won (what a league stores)."""
+    penalties: list[int] = field(default_factory=lambda: [0, 0])
+    """A's and B's penalties: decisions the referee played for them (the engine's fallback)
+    after a late, malformed or illegal answer, or none at all."""
 
     def interval(self) -> Interval:
         """A's win rate with its Wilson 95% interval."""
@@ -280,6 +314,8 @@ class MatchReport:
             "win_rate_a": round(rate, 4),
             "win_rate_a_ci95": self.interval().to_json(),
             "decisions": self.decisions,
+            # By role: A and B may be the same strategy (the names would collide).
+            "penalties": {"a": self.penalties[0], "b": self.penalties[1]},
             "seconds": round(self.seconds, 3),
         }
 
@@ -322,6 +358,7 @@ async def run_match(
     started = time.perf_counter()
     wins_a = decisions = 0
     a_won: list[bool] = []
+    penalties = [0, 0]
     duel_rules = (rules or LiarsDiceRules(players=2)).to_mapping()
     frame = MatchFrame("liars_dice", seed, seats, names, games, recorder, "alternate", duel_rules)
     match_id = frame.match_id
@@ -329,7 +366,7 @@ async def run_match(
         await frame.start()
         for k in range(games):
             order = seat_order("alternate", k, 2)
-            result, used = await play_seats(
+            played = await play_seats_game(
                 [seats[i] for i in order],
                 [names[i] for i in order],
                 seed,
@@ -342,14 +379,18 @@ async def run_match(
                 reveal=False,
                 time_bank=time_bank,
             )
+            result = played.result
             frame.tally([names[i] for i in order], result.scores)
             seat_a = order.index(0)
             a_won.append(seat_a in result.winners)
             wins_a += a_won[-1]
-            decisions += used
+            decisions += played.decisions
+            penalties[0] += played.penalties[seat_a]
+            penalties[1] += played.penalties[1 - seat_a]
             if progress is not None:
                 progress(1)
         await frame.finish()
     finally:
         frame.close()
-    return MatchReport(a, b, games, wins_a, decisions, time.perf_counter() - started, a_won)
+    seconds = time.perf_counter() - started
+    return MatchReport(a, b, games, wins_a, decisions, seconds, a_won, penalties)

@@ -2,9 +2,9 @@
 
 Shutdown (SIGINT/SIGTERM): the first signal starts a drain — no new tables or bots, running
 tables play on to their end (bots may still resume) — for at most ``grace_s`` seconds; a second
-signal, or the grace running out, closes every connection at once. A referee whose seats are
-closed plays the engine's fallback for them, so every game it was running still ends and is
-recorded on its side.
+signal, or the grace running out, closes every connection at once. A referee whose seat
+connections close stops its match (`arena.errors.ServerLost`): nothing is played in the bots'
+place (docs/NETWORK.md, "A referee that loses the server").
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from arena.transports.mqtt import (
     BrokerLogin,
     MqttBridge,
     MqttConfigError,
+    bot_client_id,
     broker_reachable,
     parse_mqtt_url,
     start_embedded_broker,
@@ -36,6 +37,8 @@ from arena.transports.websocket import serve_websockets
 log = structlog.get_logger(__name__)
 
 EMBEDDED = "embedded"
+BYE_DELIVERY_TIMEOUT_S = 2.0
+"""How long a stopping server's embedded broker may take to deliver the bots' byes."""
 
 
 class ServerConfigError(ArenaError, ValueError):
@@ -138,6 +141,12 @@ class ArenaServer:
             finished = await self.hub.wait_idle(grace_s)
             if not finished:
                 log.warning("grace_expired", tables=len(self.hub.tables))
+        # The embedded broker's clients that are bots of ours: each gets its bye below.
+        bot_clients = (
+            {bot_client_id(*key) for key in self.bridge.connections}
+            if self.bridge is not None and self.broker is not None
+            else set()
+        )
         await self.hub.close_all("the server is shutting down")
         if self.websocket is not None:
             self.websocket.close()
@@ -146,6 +155,8 @@ class ArenaServer:
             # Every bye is still in flight: disconnecting now would lose those not yet handed
             # to the broker, and their bots would wait for ever.
             await self.bridge.flush()
+        if self.broker is not None and bot_clients:
+            await self._wait_bots_gone(bot_clients)
         if self._bridge_task is not None:
             self._bridge_task.cancel()
             # A bridge the broker refused has ended with that error, already logged (and raised
@@ -155,6 +166,29 @@ class ArenaServer:
         if self.broker is not None:
             await self.broker.shutdown()
         log.info("stopped")
+
+    async def _wait_bots_gone(
+        self, clients: set[str], timeout_s: float = BYE_DELIVERY_TIMEOUT_S
+    ) -> None:
+        """Wait (at most ``timeout_s``) until none of the embedded broker's ``clients`` is
+        connected: a bot disconnects once it has its ``bye``. The broker's acknowledgement
+        (`MqttBridge.flush`) only says that it holds the message; a broker shut down while
+        still delivering it drops it, and that bot would reconnect for ever."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout_s
+        while True:
+            sessions = self.broker.sessions
+            connected = [
+                client
+                for client in clients
+                if client in sessions and sessions[client][0].transitions.state == "connected"
+            ]
+            if not connected:
+                return
+            if loop.time() >= end:
+                log.warning("mqtt_bots_still_connected", bots=len(connected), waited_s=timeout_s)
+                return
+            await asyncio.sleep(0.02)
 
     async def run_until_signalled(self) -> None:
         """Serve until SIGINT/SIGTERM; drain; a second signal (or the grace) forces the end."""

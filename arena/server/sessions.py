@@ -107,6 +107,18 @@ class _Pending:
     game: str | None
 
 
+def _mismatch(*fields: tuple[str, object, object]) -> str | None:
+    """The first of ``(name, given, wanted)`` that is given and differs, said for an error."""
+    return next(
+        (
+            f"{name} is {json.dumps(given)}; the pending request's {name} is {json.dumps(wanted)}"
+            for name, given, wanted in fields
+            if given is not None and given != wanted
+        ),
+        None,
+    )
+
+
 class FloodGuard:
     """A token bucket of bad frames: ``burst`` at once, then ``per_second`` refill."""
 
@@ -306,23 +318,25 @@ class BotSession:
                     seq=action.seq,
                 )
             )
-        wrong = next(
-            (
-                f"{name} is {json.dumps(given)}; the pending request's {name} is "
-                f"{json.dumps(wanted)}"
-                for name, given, wanted in (
-                    ("seat", action.seat, pending.seat),
-                    ("match", action.match, pending.match),
-                    ("game", action.game, pending.game),
-                )
-                if given is not None and given != wanted
-            ),
-            None,
+        other_game = _mismatch(
+            ("match", action.match, pending.match), ("game", action.game, pending.game)
         )
-        if wrong is not None:
+        if other_game is not None:
+            # An answer to another game's request (a late one: the referee numbers a seat's
+            # requests across the games of a match, so the seq can only match by accident):
+            # stale like any other answer to another request, and the pending one stays pending.
+            return Refusal(
+                Error(
+                    code=ErrorCode.STALE_SEQ,
+                    text=f"action.{other_game}: an answer to another game's request",
+                    seq=action.seq,
+                )
+            )
+        wrong_seat = _mismatch(("seat", action.seat, pending.seat))
+        if wrong_seat is not None:
             # The answer to the pending request, but a bad one: like any bad answer, the referee
             # says so and asks again (a silent wait would end in ``late`` instead).
-            error = Error(code=ErrorCode.BAD_MESSAGE, text=f"action.{wrong}", seq=pending.seq)
+            error = Error(code=ErrorCode.BAD_MESSAGE, text=f"action.{wrong_seat}", seq=pending.seq)
             await self._fail_pending(error)
             return Refusal(error, answered=True)
         self._pending = None
@@ -341,8 +355,9 @@ class BotSession:
         self, frame: dict[str, Any] | None, code: ErrorCode, text: str
     ) -> bool:
         """A frame that failed validation: when it is an ``action`` for the pending request
-        (its ``seq`` that request's, or unreadable), tell the referee, which errors and asks
-        again, and return True. False: not an answer; the caller sends the error."""
+        (its ``seq`` that request's, or unreadable, and no other ``match`` or ``game`` named),
+        tell the referee, which errors and asks again, and return True. False: not an answer;
+        the caller sends the error."""
         pending = self._pending
         if (
             frame is None
@@ -356,6 +371,11 @@ class BotSession:
         seq = frame.get("seq")
         if isinstance(seq, int) and not isinstance(seq, bool) and seq != pending.seq:
             return False
+        if any(
+            isinstance(frame.get(name), str) and frame.get(name) != wanted
+            for name, wanted in (("match", pending.match), ("game", pending.game))
+        ):
+            return False  # another game's action: not an answer to the pending request
         await self._fail_pending(Error(code=code, text=f"malformed action: {text}"))
         return True
 

@@ -3,6 +3,10 @@
 The referee never knows whether a bot is an asyncio object or a remote program: it sends
 messages to a `Seat` and asks it for actions. A transport turns a seat's problems (a crash, a
 garbled frame) into `SeatFailure` so the referee can apply its penalty rules.
+
+A seat reached through a server raises `arena.errors.ServerLost` instead once its connection to
+the server is gone: that is no bot's fault and no fallback can stand in for it, so the error goes
+through the referee and stops the match.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ class Seat(Protocol):
     async def ask(self, request: Request) -> Action:
         """Send the request and wait for the bot's action (the referee applies the deadline).
 
-        Raises `SeatFailure` when the answer is unusable as a message.
+        Raises `SeatFailure` when the answer is unusable as a message, and `ServerLost` (from
+        `arena.errors`) when a seat played through a server can no longer reach the server.
         """
         ...

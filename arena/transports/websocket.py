@@ -3,7 +3,9 @@
 `serve_websockets` puts every incoming connection in front of the server's `Hub` (which decides
 whether it is a bot, an admin or a seat). `WebSocketSeat` is the `Seat` a referee uses for a bot
 seated on a server: it sends the referee's messages down the seat connection and turns the
-answer, an ``error`` from the server, or a lost connection into what the `Seat` protocol promises.
+answer or an ``error`` from the server into what the `Seat` protocol promises. A lost seat
+connection is not a bot's failure (the server answers ``late`` for a bot that is gone, and keeps
+the connection): it means the server is gone, and `ask` raises `ServerLost`.
 Built on the websockets library's asyncio API (`websockets.asyncio`).
 """
 
@@ -16,11 +18,13 @@ from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
+from arena.errors import ServerLost
 from arena.server.hub import Hub
 from arena.server.wire import protocol_text
 from arena.transports.base import SeatFailure
 from protocol.codec import ProtocolError, parse_message
-from protocol.messages import Action, Error, ErrorCode, Event, Request
+from protocol.games.common import GameEnd
+from protocol.messages import Action, Error, Event, Request
 
 log = structlog.get_logger(__name__)
 
@@ -170,7 +174,12 @@ async def serve_websockets(
 
 
 class WebSocketSeat:
-    """A referee's `Seat` for a bot reached through a server's seat connection."""
+    """A referee's `Seat` for a bot reached through a server's seat connection.
+
+    The server answers for an absent bot itself (``error`` ``late``, a `SeatFailure`: the
+    referee plays the fallback), so the seat connection closes only when the table or the
+    server does. From then on `ask` raises `ServerLost`: the match cannot go on, and playing
+    fallbacks for every seat would only make up games."""
 
     def __init__(
         self,
@@ -190,6 +199,9 @@ class WebSocketSeat:
         self._batcher = FrameBatcher(connection, linger_s)
         self._pending: tuple[int, asyncio.Future[Action]] | None = None
         self._closed: str | None = None
+        self.games_ended = 0
+        """The ``game_end`` events the referee sent this seat: the games of the match played
+        (`ServerLost` tells how many)."""
         self._log = log.bind(slot=slot, bot=bot)
         self._reader = asyncio.create_task(self._read())
 
@@ -198,6 +210,8 @@ class WebSocketSeat:
         return self._closed is not None
 
     async def send(self, message: Event | Error) -> None:
+        if isinstance(message, Event) and isinstance(message.payload, GameEnd):
+            self.games_ended += 1
         if not self.events and isinstance(message, Event):
             return
         if self._closed is None and not await self._batcher.send(
@@ -207,7 +221,7 @@ class WebSocketSeat:
 
     async def ask(self, request: Request) -> Action:
         if self._closed is not None:
-            raise SeatFailure(ErrorCode.LATE, f"no answer: {self._closed}")
+            raise self._lost(self._closed)
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
         self._pending = (request.seq, future)
         try:
@@ -236,7 +250,11 @@ class WebSocketSeat:
         except ConnectionClosed:
             pass
         finally:
-            reason = self._connection.close_reason or "the server closed the seat connection"
+            reason = self._connection.close_reason or (
+                "the server closed the seat connection"
+                if self._connection.protocol.close_rcvd is not None
+                else "the connection to the server dropped"
+            )
             self._mark_closed(reason)
 
     def _mark_closed(self, reason: str) -> None:
@@ -245,7 +263,10 @@ class WebSocketSeat:
             self._log.warning("seat_connection_closed", reason=reason)
         pending = self._pending
         if pending is not None and not pending[1].done():
-            pending[1].set_exception(SeatFailure(ErrorCode.LATE, f"no answer: {reason}"))
+            pending[1].set_exception(self._lost(self._closed))
+
+    def _lost(self, reason: str) -> ServerLost:
+        return ServerLost(reason, self.games_ended)
 
     def retire(self) -> None:
         """The referee is done with this seat: its closing is a normal end, not worth a warning."""

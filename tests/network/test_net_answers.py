@@ -1,6 +1,7 @@
-"""Malformed answers: an action for the pending request that names another seat, match or game,
-or has a field of the wrong JSON type, is a bad answer like an illegal one — one ``error`` and
-the request asked again at once (docs/PROTOCOL.md), never a silent wait for the deadline."""
+"""Malformed answers: an action for the pending request that names another seat, or has a field
+of the wrong JSON type, is a bad answer like an illegal one — one ``error`` and the request asked
+again at once (docs/PROTOCOL.md), never a silent wait for the deadline. An action naming another
+match or game is an answer to another request: ``stale_seq``, and the request stays pending."""
 
 from __future__ import annotations
 
@@ -51,8 +52,6 @@ def v_as_string(action: dict[str, Any], _request: dict[str, Any]) -> None:
 #: each bad answer, and what its error must name
 CASES: list[tuple[Breaker, str]] = [
     (other_seat, "action.seat is 1; the pending request's seat is 0"),
-    (other_match, 'action.match is "zzz"; the pending request\'s match is "ld-test"'),
-    (other_game, 'action.game is "g99"; the pending request\'s game is "g0"'),
     (seq_as_string, "seq: Input should be a valid integer"),
     (seq_as_float, "seq: Input should be a valid integer"),
     (v_as_string, 'v: the protocol version is the JSON integer 1, not "1"'),
@@ -176,6 +175,30 @@ async def test_a_stale_seq_is_refused_and_the_request_stays_pending() -> None:
         assert (error["code"], error["seq"]) == ("stale_seq", request["seq"] + 7)
         # No re-ask: the pending request takes its answer.
         await alice.send(good_answer(request))
+        await play_along(alice)
+        played = await game
+    assert played.penalties == (0, 0)
+
+
+@pytest.mark.parametrize("referee", ["remote", "in-server"])
+async def test_an_action_naming_another_match_or_game_is_stale_and_the_request_stays_pending(
+    referee: str,
+) -> None:
+    async with table(referee) as (alice, game):
+        for breaker, named in (
+            (other_match, 'action.match is "zzz"; the pending request\'s match is "ld-test"'),
+            (other_game, 'action.game is "g99"; the pending request\'s game is "g0"'),
+        ):
+            request = await alice.recv_until("request")
+            stale = good_answer(request)
+            breaker(stale, request)
+            await alice.send(stale)
+            error = await alice.recv()
+            assert (error["type"], error["code"]) == ("error", "stale_seq"), (breaker, error)
+            assert error["seq"] == request["seq"]
+            assert named in error["text"], (breaker.__name__, error["text"])
+            # No re-ask: the pending request takes its answer.
+            await alice.send(good_answer(request))
         await play_along(alice)
         played = await game
     assert played.penalties == (0, 0)

@@ -8,7 +8,6 @@ match instead of racing it.
 from __future__ import annotations
 
 import asyncio
-import json
 import signal
 import subprocess
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -275,41 +274,6 @@ async def test_sigterm_lets_running_tables_finish_then_stops(tmp_path: Path) -> 
     assert signalled.is_set()
     assert len([line for line in lines if line["type"] == "result"]) == 4
     assert not [line for line in lines if line["type"] == "failure"]
-
-
-async def test_a_second_signal_closes_at_once_and_the_referee_falls_back(tmp_path: Path) -> None:
-    port = free_port()
-    url = f"ws://{LOOPBACK}:{port}"
-    record, logs = tmp_path / "series.jsonl", tmp_path / "server.jsonl"
-    async with server_process(port, "--log-json", str(logs)) as process:
-        signals = 0
-
-        def watch(line: dict[str, Any], player: str | None) -> None:
-            nonlocal signals
-            if line["type"] == "decision" and signals < 2:
-                process.send_signal(signal.SIGTERM)
-                signals += 1
-
-        bots = {
-            "alice": make_bot("bulls_cows", "super-comparison", {}, name="alice"),
-            "bob": make_bot("bulls_cows", "frequency", {}, name="bob"),
-        }
-        async with clients(url, "bulls_cows", bots):
-            recorder = WatchingRecorder(record, watch)
-            async with remote_seats(url, ["alice", "bob"], game="bulls_cows") as seats:
-                played = await play_duel_game(seats, "force", recorder=recorder)
-            recorder.close()
-            async with asyncio.timeout(scaled(30)):
-                await process.wait()
-    assert played.result.reason
-    lines = read_lines(record)
-    assert [line for line in lines if line["type"] == "decision" and line.get("fallback")]
-    assert every_game_replays(record)
-    # The server's JSON log names the match, game and seat where each bot was cut off.
-    entries = [json.loads(text) for text in logs.read_text(encoding="utf-8").splitlines()]
-    released = [entry for entry in entries if entry.get("event") == "seat_released"]
-    assert {entry["bot"] for entry in released} == {"alice", "bob"}
-    assert all({"match", "game", "seat", "table", "session"} <= set(e) for e in released)
 
 
 def test_the_bots_cli_lists_and_refuses_a_bad_url() -> None:
