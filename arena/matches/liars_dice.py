@@ -161,7 +161,7 @@ async def play_table_game(
     `seating` of that game, seat 0 opening, on the dice of that game index. Returns the winners
     as player indices, sorted, and the decisions made."""
     order = seating(game, len(seats))
-    result, decisions = await play_seats(
+    played = await play_seats(
         [seats[i] for i in order],
         [names[i] for i in order],
         seed,
@@ -174,7 +174,7 @@ async def play_table_game(
         reveal=reveal,
         time_bank=time_bank,
     )
-    return tuple(sorted(order[s] for s in result.winners)), decisions
+    return tuple(sorted(order[s] for s in played.result.winners)), played.decisions
 
 
 async def run_table(

@@ -96,7 +96,7 @@ async def play_refereed(
     from arena.transports.inprocess import InProcessSeat
 
     names = list(players) if players is not None else [bot.name for bot in bots]
-    return await play_seats(
+    played = await play_seats(
         [InProcessSeat(bot) for bot in bots],
         names,
         seed,
@@ -106,6 +106,7 @@ async def play_refereed(
         match_id=match_id,
         deadline_ms=deadline_ms,
     )
+    return played.result, played.decisions
 
 
 async def play_seats(
@@ -121,41 +122,10 @@ async def play_seats(
     recorder: Recorder | None = None,
     reveal: bool = True,
     time_bank: TimeBank | None = None,
-) -> tuple[GameResult, int]:
+) -> PlayedGame:
     """One game through the referee between any seats (in-process or on a server), written to
     ``recorder`` when one is given (``reveal``: with the seed after it, for a game played on
-    its own; a match reveals it once, at its end)."""
-    played = await play_seats_game(
-        seats,
-        names,
-        seed,
-        game_index=game_index,
-        first=first,
-        rules=rules,
-        match_id=match_id,
-        deadline_ms=deadline_ms,
-        recorder=recorder,
-        reveal=reveal,
-        time_bank=time_bank,
-    )
-    return played.result, played.decisions
-
-
-async def play_seats_game(
-    seats: Sequence[Seat],
-    names: Sequence[str],
-    seed: MatchSeed,
-    *,
-    game_index: int,
-    first: int,
-    rules: LiarsDiceRules | None = None,
-    match_id: str = "m",
-    deadline_ms: int = 5000,
-    recorder: Recorder | None = None,
-    reveal: bool = True,
-    time_bank: TimeBank | None = None,
-) -> PlayedGame:
-    """`play_seats`, reporting all the referee does: the result, the decisions and each seat's
+    its own; a match reveals it once, at its end). The result, the decisions and each seat's
     penalties (the fallbacks it played for that seat)."""
     from arena.referee import play_game
 
@@ -366,7 +336,7 @@ async def run_match(
         await frame.start()
         for k in range(games):
             order = seat_order("alternate", k, 2)
-            played = await play_seats_game(
+            played = await play_seats(
                 [seats[i] for i in order],
                 [names[i] for i in order],
                 seed,
