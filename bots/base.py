@@ -35,6 +35,12 @@ class Bot(ABC):
     async def act(self, request: Request) -> str:
         """Answer a request with the text of an action (one of ``request.legal`` when listed)."""
 
+    def kept_state(self) -> str | None:
+        """What this bot reads and writes outside its config between matches (a directory of
+        tables it learns into), or `None`. Its games then depend on what earlier runs left
+        there, so a league, which must give the same games for the same config, refuses it."""
+        return None
+
     async def on_error(self, error: Error) -> None:
         """The referee rejected our last answer or reports a problem. Default: ignore."""
         return None

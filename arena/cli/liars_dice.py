@@ -435,6 +435,10 @@ def _table(
         f"fair share {report.fair_share:.1%}; {report.decisions} decisions in "
         f"{report.seconds:.1f} s"
     )
+    penalised = [s for s in report.standings if s.penalties]
+    if penalised:
+        shown = ", ".join(f"{s.bot} {s.penalties}" for s in penalised)
+        out.print(f"penalties (decisions the referee played for a bot): {shown}")
 
 
 def bench_command(

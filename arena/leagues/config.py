@@ -338,12 +338,20 @@ def _validate(data: Mapping[str, Any], source: Path | None) -> LeagueConfig:
         for entry in config.bots:
             try:
                 strategy, options = bot_options(entry)
-                make_bot(config.engine_game, strategy, options, name=entry.name)
+                bot = make_bot(config.engine_game, strategy, options, name=entry.name)
             except LeagueConfigError as exc:
                 raise LeagueConfigError(f"{where}: {exc}") from None
             except _BOT_ERRORS as exc:
                 message = _bot_error(config.engine_game, entry, where, exc)
                 raise LeagueConfigError(message) from None
+            kept = bot.kept_state()
+            if kept is not None:
+                raise LeagueConfigError(
+                    f"{where}: bot {entry.name!r} keeps state between runs: {kept}. Its games "
+                    "would depend on what earlier runs left, so the same league config would "
+                    "not give the same results; enter it without that option (it then learns "
+                    "afresh in every match), or play it with `arena match`"
+                )
     return config
 
 

@@ -2,8 +2,10 @@
 
 * Liar's dice and 1A2B: a bot's figure is its score rate (wins, with a 1A2B draw as ½), with a
   Wilson 95% interval over its games.
-* Mahjong: points per hand, with a Student-t 95% interval over the rounds (the four hands of a
-  round replay one wall, so they are one observation, as in `arena match mahjong`).
+* Mahjong: points per hand (total points over hands), with a Student-t 95% interval over the
+  rounds (the four hands of a round replay one wall, so a round's total is one observation, as
+  in `arena match mahjong`); the interval of the mean round total is scaled by rounds over hands,
+  so a last round cut short by ``--games`` weighs by the hands it holds.
 
 Per match, the difference A − B per game and its interval over the same observations; the bot
 with the most score wins the match (bots tied for the most share it).
@@ -68,14 +70,22 @@ class MatchLine:
         return data
 
 
-def _unit_means(outcome: MatchOutcome, value: Callable[[dict[str, float]], float]) -> list[float]:
-    """Per unit (round, or game), the mean over its games of ``value(scores)``."""
+def _unit_sums(outcome: MatchOutcome, value: Callable[[dict[str, float]], float]) -> list[float]:
+    """Per unit (round, or game), the sum over its games of ``value(scores)``."""
     sums: dict[int, float] = defaultdict(float)
-    counts: dict[int, int] = defaultdict(int)
     for game in outcome.games:
         sums[game.unit] += value(game.scores)
-        counts[game.unit] += 1
-    return [sums[unit] / counts[unit] for unit in sorted(sums)]
+    return [sums[unit] for unit in sorted(sums)]
+
+
+def per_game_interval(unit_sums: Sequence[float], games: int) -> Interval:
+    """The mean per game with its interval, from independent units of one or more games: the
+    interval of the mean unit total scaled by units over games. Its estimate is the total over
+    the games, so a short unit (a round cut short) counts by the games it holds, not as a whole
+    unit (a mean of unit means would)."""
+    if games == 0:
+        return mean_interval([])
+    return mean_interval(unit_sums).scaled(len(unit_sums) / games)
 
 
 def _score_of(bot: str) -> Callable[[dict[str, float]], float]:
@@ -94,8 +104,8 @@ def match_lines(outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
         best = max(totals.values(), default=0.0)
         difference = None
         if len(bots) == 2:
-            diffs = _unit_means(outcome, _difference(bots[0], bots[1]))
-            difference = mean_interval(diffs)
+            diffs = _unit_sums(outcome, _difference(bots[0], bots[1]))
+            difference = per_game_interval(diffs, len(outcome.games))
         winners = tuple(bot for bot in bots if totals[bot] == best)
         lines.append(
             MatchLine(outcome.plan.key, bots, len(outcome.games), totals, difference, winners)
@@ -107,21 +117,21 @@ def standings(game: str, outcomes: Sequence[MatchOutcome], bots: Sequence[str]) 
     """Every listed bot's standing (bots with no match yet show zero games), best first."""
     games: dict[str, int] = defaultdict(int)
     score: dict[str, float] = defaultdict(float)
-    unit_means: dict[str, list[float]] = defaultdict(list)
+    unit_sums: dict[str, list[float]] = defaultdict(list)
     matches: dict[str, int] = defaultdict(int)
     match_points: dict[str, float] = defaultdict(float)
     for outcome, line in zip(outcomes, match_lines(outcomes), strict=True):
         for bot in outcome.plan.bots:
             games[bot] += len(outcome.games)
             score[bot] += line.totals[bot]
-            unit_means[bot].extend(_unit_means(outcome, _score_of(bot)))
+            unit_sums[bot].extend(_unit_sums(outcome, _score_of(bot)))
             matches[bot] += 1
             if bot in line.winners:
                 match_points[bot] += 1.0 / len(line.winners)
     table = []
     for bot in bots:
         if game == "mahjong":
-            per_game = mean_interval(unit_means[bot])
+            per_game = per_game_interval(unit_sums[bot], games[bot])
         else:
             per_game = proportion_interval(score[bot], games[bot])
         table.append(

@@ -68,6 +68,9 @@ class TableStanding:
     bot: str
     games: int
     wins: int
+    penalties: int = 0
+    """Decisions the referee played for this bot (the engine's fallback): late, illegal or
+    missing answers."""
 
     @property
     def win_rate(self) -> float:
@@ -119,6 +122,7 @@ class TableReport:
                     "win_rate": round(s.win_rate, 4),
                     "win_rate_ci95": s.interval().to_json(),
                     "verdict": self.verdict(s),
+                    "penalties": s.penalties,
                 }
                 for s in self.standings
             ],
@@ -144,6 +148,16 @@ def check_table(names: Sequence[str], rules: LiarsDiceRules | None) -> LiarsDice
     return rules
 
 
+@dataclass(frozen=True, slots=True)
+class TableGame:
+    """One game of a table, by player index (not seat: the seating changes every game)."""
+
+    winners: tuple[int, ...]
+    """Sorted."""
+    decisions: int
+    penalties: tuple[int, ...]
+
+
 async def play_table_game(
     game: int,
     names: Sequence[str],
@@ -156,10 +170,9 @@ async def play_table_game(
     recorder: Recorder | None = None,
     reveal: bool = True,
     time_bank: TimeBank | None = None,
-) -> tuple[tuple[int, ...], int]:
+) -> TableGame:
     """Game ``game`` of a table: player i (``names[i]`` at ``seats[i]``) seated by the
-    `seating` of that game, seat 0 opening, on the dice of that game index. Returns the winners
-    as player indices, sorted, and the decisions made."""
+    `seating` of that game, seat 0 opening, on the dice of that game index."""
     order = seating(game, len(seats))
     played = await play_seats(
         [seats[i] for i in order],
@@ -174,7 +187,14 @@ async def play_table_game(
         reveal=reveal,
         time_bank=time_bank,
     )
-    return tuple(sorted(order[s] for s in played.result.winners)), played.decisions
+    penalties = [0] * len(seats)
+    for seat, player in enumerate(order):
+        penalties[player] = played.penalties[seat]
+    return TableGame(
+        tuple(sorted(order[s] for s in played.result.winners)),
+        played.decisions,
+        tuple(penalties),
+    )
 
 
 async def run_table(
@@ -197,6 +217,7 @@ async def run_table(
     count = len(seats)
     seed = MatchSeed.from_text(seed_text)
     wins = [0] * count
+    penalties = [0] * count
     won: list[tuple[int, ...]] = []
     winner_share = 0.0
     decisions = 0
@@ -208,7 +229,7 @@ async def run_table(
     try:
         await frame.start()
         for k in range(games):
-            winners, used = await play_table_game(
+            played = await play_table_game(
                 k,
                 names,
                 seats,
@@ -220,18 +241,21 @@ async def run_table(
                 reveal=False,
                 time_bank=time_bank,
             )
+            winners = played.winners
             for bot in winners:
                 wins[bot] += 1
+            for bot, given in enumerate(played.penalties):
+                penalties[bot] += given
             frame.tally(names, [float(bot in winners) for bot in range(count)])
             won.append(winners)
             winner_share += len(winners) / count
-            decisions += used
+            decisions += played.decisions
             if progress is not None:
                 progress(1)
         await frame.finish()
     finally:
         frame.close()
-    standings = [TableStanding(names[i], games, wins[i]) for i in range(count)]
+    standings = [TableStanding(names[i], games, wins[i], penalties[i]) for i in range(count)]
     return TableReport(
         list(names),
         games,

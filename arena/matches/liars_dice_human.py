@@ -385,7 +385,7 @@ async def play_session(
         for k in range(games):
             recorder = MemoryRecorder()
             try:
-                winners, _ = await play_table_game(
+                played = await play_table_game(
                     k,
                     players,
                     seats,
@@ -399,6 +399,7 @@ async def play_session(
             except Quit:
                 session.left_early = True
                 break
+            winners = played.winners
             frame.tally(players, [float(player in winners) for player in range(len(players))])
             session.outcomes.append(0 in winners)
             session.fair_shares.append(len(winners) / len(players))

@@ -146,6 +146,11 @@ class Bayes(RandomGuess):
             self.models[name] = model
         return model
 
+    def kept_state(self) -> str | None:
+        if self.tables_dir is None:
+            return None
+        return f"tables_dir {str(self.tables_dir)!r} (learnt tables loaded and saved every game)"
+
     def save(self, directory: str | Path) -> list[Path]:
         """Write every opponent's tables as ``<directory>/<opponent>.json``."""
         directory = Path(directory)

@@ -65,6 +65,9 @@ class LiarsDiceBot(Bot):
 
     # -- the Bot interface --------------------------------------------------------------------
 
+    def kept_state(self) -> str | None:
+        return self.strategy.kept_state()
+
     async def on_event(self, event: Event) -> None:
         self.handle(event.match, event.game, event.payload)
 

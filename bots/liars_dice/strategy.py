@@ -39,6 +39,10 @@ class Strategy(ABC):
         """An event payload this seat may see. Default: ignore (the view carries the bids)."""
         return None
 
+    def kept_state(self) -> str | None:
+        """What the strategy keeps outside its config between matches (`Bot.kept_state`)."""
+        return None
+
     @abstractmethod
     def decide(self, view: TableView) -> LiarsDiceAction:
         """The action for this view; must be legal."""

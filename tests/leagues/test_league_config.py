@@ -206,3 +206,15 @@ def test_an_edited_ruleset_file_is_a_new_league(tmp_path: Path) -> None:
     before = load_league(write(tmp_path, text)).fingerprint()
     ruleset.write_text("[rules]\ndice = 4\n", encoding="utf-8")
     assert load_league(write(tmp_path, text)).fingerprint() != before
+
+
+def test_a_bot_that_keeps_learnt_tables_between_runs_is_refused(tmp_path: Path) -> None:
+    tables = tmp_path / "tables"
+    message = refused(
+        tmp_path,
+        TWO_DICE_BOTS
+        + f'[[bots]]\nname = "learner"\nbot = "bayes"\noptions = {{ tables_dir = "{tables}" }}\n',
+    )
+    assert "bot 'learner' keeps state between runs: tables_dir" in message
+    assert "without that option" in message
+    assert not tables.exists()

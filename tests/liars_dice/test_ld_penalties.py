@@ -86,3 +86,21 @@ async def test_a_league_stores_a_liars_dice_match_with_its_penalties(tmp_path: P
         (stored,) = store.matches(league)
     assert stored.penalties == {"good": 0, "bad": bad}
     assert stored.summary["penalties"] == {"good": 0, "bad": bad}
+
+
+async def test_a_table_counts_each_bots_penalties_whatever_seat_it_sits_in() -> None:
+    from arena.matches.liars_dice import run_table
+
+    recorder = MemoryRecorder()
+    names = ["good", "bad", "fair"]
+    seats = [
+        InProcessSeat(make_ld_bot("type5")),
+        InProcessSeat(NonsenseBot("bad")),
+        InProcessSeat(make_ld_bot("probability")),
+    ]
+    report = await run_table(names, seats, GAMES, "ld-table-penalties", recorder=recorder)
+    penalties = {s.bot: s.penalties for s in report.standings}
+    fallbacks = sum(1 for line in recorder.lines if line.get("fallback"))
+    assert penalties["bad"] == fallbacks > 0
+    assert penalties["good"] == penalties["fair"] == 0
+    assert [r["penalties"] for r in report.to_json()["results"]] == [0, fallbacks, 0]

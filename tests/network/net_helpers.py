@@ -16,7 +16,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -25,11 +25,14 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from arena.dealing import MatchSeed
+from arena.leagues.config import LeagueConfig
+from arena.leagues.runner import run_league
 from arena.records import Recorder
 from arena.referee import PlayedGame, play_game
 from arena.server.app import ArenaServer, ServerConfig
 from arena.server.hub import Limits
 from arena.server.remote import RemoteTableError, server_status
+from arena.store import ResultStore
 from arena.transports.base import Seat
 from bots.adapters import adapter_for
 from bots.base import Bot
@@ -148,6 +151,28 @@ class RawPeer:
 async def raw_peer(url: str) -> AsyncIterator[RawPeer]:
     async with connect(url, compression=None, max_size=None) as connection:
         yield RawPeer(connection)
+
+
+@asynccontextmanager
+async def raw_dice_pair(referee: str) -> AsyncIterator[tuple[RawPeer, RawPeer, Sequence[Seat]]]:
+    """Alice and Bob, raw peers welcomed for liar's dice on a fresh server, and their seats for
+    a referee: ``remote`` (a table through the server, as `arena match --server` plays) or
+    ``in-server`` (the server's own seats)."""
+    from arena.server.remote import remote_seats
+
+    async with running_server() as server:
+        url = ws_url(server)
+        async with raw_peer(url) as alice, raw_peer(url) as bob:
+            for peer, name in ((alice, "alice"), (bob, "bob")):
+                await peer.send({"type": "hello", "name": name, "games": ["liars_dice"]})
+                assert (await peer.recv())["type"] == "welcome"
+            seats_of = (
+                remote_seats(url, ["alice", "bob"], game="liars_dice")
+                if referee == "remote"
+                else server.hub.local_seats(["alice", "bob"], "liars_dice")
+            )
+            async with seats_of as seats:
+                yield alice, bob, seats
 
 
 # -- Mosquitto -------------------------------------------------------------------------------
@@ -290,3 +315,55 @@ async def server_process(port: int, *more: str) -> AsyncIterator[Any]:
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+def dice_bot_clients(url: str, prefix: str, count: int) -> list[BotClient]:
+    """``count`` random-guess liar's dice bots named ``<prefix>0`` … on the MQTT server at
+    ``url``, reconnecting quickly."""
+    from bots.registry import make_bot
+
+    return [
+        BotClient(
+            {"liars_dice": make_bot("liars_dice", "random-guess")},
+            name=f"{prefix}{i}",
+            adapter_factory=lambda i=i: adapter_for(url, f"{prefix}{i}"),
+            backoff=Backoff(first_s=0.05, most_s=0.5),
+        )
+        for i in range(count)
+    ]
+
+
+async def byes_when_signalled(
+    url: str, clients: list[BotClient], signal_number: int, *, idle_s: float, within_s: float
+) -> list[str]:
+    """Run ``clients`` against an ``arena serve --mqtt URL`` child process, let them idle
+    ``idle_s`` after their welcomes, send the server ``signal_number``, and return the reason
+    each client's run ended with (its bye's). A client that missed its bye would reconnect for
+    ever: the wait fails after ``within_s``."""
+    async with server_process(free_port(), "--mqtt", url) as process:
+        runners = [asyncio.create_task(client.run()) for client in clients]
+        try:
+            for client in clients:
+                await wait_until(client.welcomed.is_set, f"the welcome of {client.name}")
+            await asyncio.sleep(scaled(idle_s))
+            process.send_signal(signal_number)
+            async with asyncio.timeout(scaled(within_s)):
+                reasons = await asyncio.gather(*runners)
+                assert await process.wait() == 0
+        finally:
+            for runner in runners:
+                runner.cancel()
+    return list(reasons)
+
+
+def play_and_read(config: LeagueConfig, db: Path) -> tuple[Exception | None, set[str]]:
+    """Run the league (in a thread: it runs its own event loop); its error and stored keys."""
+    with ResultStore(db) as store:
+        error: Exception | None = None
+        try:
+            run_league(config, store)
+        except Exception as exc:
+            error = exc
+        stored = store.league(config.name, config.fingerprint())
+        assert stored is not None
+        return error, {m.plan.key for m in store.matches(stored)}

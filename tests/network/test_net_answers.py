@@ -12,11 +12,10 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from net_helpers import RawPeer, raw_peer, running_server, scaled, ws_url
+from net_helpers import RawPeer, raw_dice_pair, scaled
 
 from arena.dealing import MatchSeed
 from arena.referee import PlayedGame, play_game
-from arena.server.remote import remote_seats
 from arena.transports.base import Seat
 
 DEADLINE_S = 600.0
@@ -103,27 +102,16 @@ async def duel(seats: Sequence[Seat]) -> PlayedGame:
 @asynccontextmanager
 async def table(referee: str) -> AsyncIterator[tuple[RawPeer, asyncio.Task[PlayedGame]]]:
     """Alice (driven by the test) and Bob (playing along) at a liar's dice duel."""
-    async with running_server() as server:
-        url = ws_url(server)
-        async with raw_peer(url) as alice, raw_peer(url) as bob:
-            for peer, name in ((alice, "alice"), (bob, "bob")):
-                await peer.send({"type": "hello", "name": name, "games": ["liars_dice"]})
-                assert (await peer.recv())["type"] == "welcome"
-            seats_of = (
-                remote_seats(url, ["alice", "bob"], game="liars_dice")
-                if referee == "remote"
-                else server.hub.local_seats(["alice", "bob"], "liars_dice")
-            )
-            async with seats_of as seats:
-                helper = asyncio.create_task(play_along(bob))
-                game = asyncio.create_task(duel(seats))
-                try:
-                    yield alice, game
-                finally:
-                    for task in (game, helper):
-                        task.cancel()
-                        with contextlib.suppress(asyncio.CancelledError, Exception):
-                            await task
+    async with raw_dice_pair(referee) as (alice, bob, seats):
+        helper = asyncio.create_task(play_along(bob))
+        game = asyncio.create_task(duel(seats))
+        try:
+            yield alice, game
+        finally:
+            for task in (game, helper):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
 
 
 @pytest.mark.parametrize("referee", ["remote", "in-server"])

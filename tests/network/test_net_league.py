@@ -8,15 +8,15 @@ from pathlib import Path
 
 from net_helpers import (
     clients,
+    play_and_read,
     run_arena,
     running_server,
     without_names,
     ws_url,
 )
 
-from arena.leagues.config import LeagueConfig, load_league
-from arena.leagues.runner import LeagueIncompleteError, run_league
-from arena.store import ResultStore
+from arena.leagues.config import load_league
+from arena.leagues.runner import LeagueIncompleteError
 from bots.registry import make_bot
 
 MAHJONG_ON_SERVER = """
@@ -106,19 +106,6 @@ async def test_disjoint_pairings_play_at_once_and_every_match_is_stored(tmp_path
     assert both["matches_played"] == alone["matches_played"] == 6
     assert both["standings"] == alone["standings"]
     assert sum(row["score"] for row in both["standings"]) == 6 * 12  # type: ignore[union-attr]
-
-
-def play_and_read(config: LeagueConfig, db: Path) -> tuple[Exception | None, set[str]]:
-    """Run the league (in a thread: it runs its own event loop); its error and stored keys."""
-    with ResultStore(db) as store:
-        error: Exception | None = None
-        try:
-            run_league(config, store)
-        except Exception as exc:
-            error = exc
-        stored = store.league(config.name, config.fingerprint())
-        assert stored is not None
-        return error, {m.plan.key for m in store.matches(stored)}
 
 
 async def test_matches_whose_bots_never_come_are_reported_and_the_rest_stored(

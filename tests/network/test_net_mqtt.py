@@ -15,18 +15,18 @@ import aiomqtt
 import pytest
 from net_helpers import (
     LOOPBACK,
-    free_port,
+    byes_when_signalled,
+    dice_bot_clients,
     mosquitto,
     running_server,
     scaled,
-    server_process,
     wait_until,
 )
 
 from arena.server.hub import Limits
 from arena.server.sessions import SessionState
 from bots.adapters import adapter_for
-from bots.client import Backoff, BotClient
+from bots.client import BotClient
 from bots.registry import make_bot
 
 
@@ -160,31 +160,9 @@ async def test_our_client_keeps_its_session_with_pings(broker_port: int) -> None
 async def test_sigterm_says_bye_to_every_mqtt_bot(broker_port: int) -> None:
     """`arena serve --mqtt` stopped by SIGTERM: every bot gets its bye and stops. (Before the fix
     about half of six bots missed it: the server left the broker with the publishes queued.)"""
-    bots = 8
     url = f"mqtt://{LOOPBACK}:{broker_port}"
-    clients = [
-        BotClient(
-            {"liars_dice": make_bot("liars_dice", "random-guess")},
-            name=f"z{i}",
-            adapter_factory=lambda i=i: adapter_for(url, f"z{i}"),
-            backoff=Backoff(first_s=0.05, most_s=0.5),
-        )
-        for i in range(bots)
-    ]
-    async with server_process(free_port(), "--mqtt", url) as process:
-        runners = [asyncio.create_task(client.run()) for client in clients]
-        try:
-            for client in clients:
-                await wait_until(client.welcomed.is_set, f"the welcome of {client.name}")
-            # Idle a while first, as the audit's bots were: signalled straight after the
-            # welcomes, the byes happened to get out even before the fix.
-            await asyncio.sleep(scaled(3))
-            process.send_signal(signal.SIGTERM)
-            # Each run() returns its bye's reason; one that missed its bye would run on.
-            async with asyncio.timeout(scaled(20)):
-                reasons = await asyncio.gather(*runners)
-                assert await process.wait() == 0
-        finally:
-            for runner in runners:
-                runner.cancel()
-    assert reasons == ["the server is shutting down"] * bots
+    clients = dice_bot_clients(url, "z", 8)
+    # Idle a while first, as the audit's bots were: signalled straight after the welcomes, the
+    # byes happened to get out even before the fix.
+    reasons = await byes_when_signalled(url, clients, signal.SIGTERM, idle_s=3, within_s=20)
+    assert reasons == ["the server is shutting down"] * len(clients)

@@ -25,6 +25,7 @@ from net_helpers import (
     LOOPBACK,
     clients,
     free_port,
+    play_and_read,
     play_duel_game,
     running_server,
     scaled,
@@ -36,10 +37,9 @@ from net_helpers import (
 
 from arena.errors import ArenaError, ServerLost
 from arena.leagues.config import load_league
-from arena.leagues.runner import LeagueIncompleteError, run_league
+from arena.leagues.runner import LeagueIncompleteError
 from arena.records import JsonlRecorder, read_lines
 from arena.server.remote import remote_seats, server_status
-from arena.store import ResultStore
 from bots.base import Bot
 from bots.registry import make_bot
 from protocol.games.common import GameEnd
@@ -198,22 +198,6 @@ name = "rb"
 """
 
 
-def play_league(
-    config_file: Path, url: str, db: Path, records: Path
-) -> tuple[Exception | None, set[str]]:
-    """Run the league (in a thread: it runs its own event loop); its error and stored keys."""
-    config = load_league(config_file, server=url, records=records)
-    with ResultStore(db) as store:
-        error: Exception | None = None
-        try:
-            run_league(config, store)
-        except Exception as exc:
-            error = exc
-        stored = store.league(config.name, config.fingerprint())
-        assert stored is not None
-        return error, {m.plan.key for m in store.matches(stored)}
-
-
 async def test_a_league_match_cut_by_the_server_is_not_stored_and_a_rerun_plays_it(
     tmp_path: Path,
 ) -> None:
@@ -224,7 +208,9 @@ async def test_a_league_match_cut_by_the_server_is_not_stored_and_a_rerun_plays_
     bots = {"ra": ra, "rb": make_bot("liars_dice", "random-guess", {"seed": "b"}, name="rb")}
     async with running_server() as server, clients(ws_url(server), "liars_dice", bots):
         league = asyncio.create_task(
-            asyncio.to_thread(play_league, config_file, ws_url(server), db, records)
+            asyncio.to_thread(
+                play_and_read, load_league(config_file, server=ws_url(server), records=records), db
+            )
         )
         try:
             await held(ra)
@@ -245,9 +231,8 @@ async def test_a_league_match_cut_by_the_server_is_not_stored_and_a_rerun_plays_
         for name, seed in (("ra", "a"), ("rb", "b"))
     }
     async with running_server() as server, clients(ws_url(server), "liars_dice", again):
-        error, stored = await asyncio.to_thread(
-            play_league, config_file, ws_url(server), db, records
-        )
+        config = load_league(config_file, server=ws_url(server), records=records)
+        error, stored = await asyncio.to_thread(play_and_read, config, db)
     assert error is None
     assert stored == {"ra vs rb"}
 

@@ -17,12 +17,11 @@ import contextlib
 from typing import Any
 
 import pytest
-from net_helpers import RawPeer, raw_peer, running_server, scaled, ws_url
+from net_helpers import RawPeer, raw_dice_pair, scaled
 
 from arena.dealing import MatchSeed
 from arena.records import MemoryRecorder
 from arena.referee import play_game
-from arena.server.remote import remote_seats
 
 GAMES = 4
 DEADLINE_S = 0.5
@@ -83,43 +82,32 @@ async def test_late_answers_without_game_never_answer_a_later_games_request(
     recorder = MemoryRecorder()
     seen: list[dict[str, Any]] = []
     seed = MatchSeed.from_text("stale-answers")
-    async with running_server() as server:
-        url = ws_url(server)
-        async with raw_peer(url) as alice, raw_peer(url) as bob:
-            for peer, name in ((alice, "alice"), (bob, "bob")):
-                await peer.send({"type": "hello", "name": name, "games": ["liars_dice"]})
-                assert (await peer.recv())["type"] == "welcome"
-            seats_of = (
-                remote_seats(url, ["alice", "bob"], game="liars_dice")
-                if referee == "remote"
-                else server.hub.local_seats(["alice", "bob"], "liars_dice")
-            )
-            async with seats_of as seats:
-                helpers = [
-                    asyncio.create_task(answer_late(alice, seen)),
-                    asyncio.create_task(answer_at_once(bob)),
-                ]
-                try:
-                    for index in range(GAMES):
-                        # One match: the same seats, alice at seat 0, the opener alternating.
-                        await play_game(
-                            "liars_dice",
-                            list(seats),
-                            rules={},
-                            seed=seed,
-                            deal={"game_index": index, "first": index % 2},
-                            players=["alice", "bob"],
-                            match_id="stale",
-                            game_id=f"g{index}",
-                            deadline_ms=round(scaled(DEADLINE_S) * 1000),
-                            recorder=recorder,
-                            reveal=False,
-                        )
-                finally:
-                    for task in helpers:
-                        task.cancel()
-                        with contextlib.suppress(asyncio.CancelledError, Exception):
-                            await task
+    async with raw_dice_pair(referee) as (alice, bob, seats):
+        helpers = [
+            asyncio.create_task(answer_late(alice, seen)),
+            asyncio.create_task(answer_at_once(bob)),
+        ]
+        try:
+            for index in range(GAMES):
+                # One match: the same seats, alice at seat 0, the opener alternating.
+                await play_game(
+                    "liars_dice",
+                    list(seats),
+                    rules={},
+                    seed=seed,
+                    deal={"game_index": index, "first": index % 2},
+                    players=["alice", "bob"],
+                    match_id="stale",
+                    game_id=f"g{index}",
+                    deadline_ms=round(scaled(DEADLINE_S) * 1000),
+                    recorder=recorder,
+                    reveal=False,
+                )
+        finally:
+            for task in helpers:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
     lines = recorder.lines
     requests = [m for m in seen if m["type"] == "request"]
     assert len({m["game"] for m in requests}) == GAMES, "alice was asked in every game"
