@@ -9,6 +9,7 @@ import math
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -119,14 +120,23 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 def output_directory(path: Path | None, option: str) -> None:
-    """Make the directory an output option names, now: a path that cannot be one is refused
-    before any game is played, not after."""
+    """Make the directory an output option names, now, and check that files can be written in
+    it: a path that cannot be one, or a directory that refuses new files (read-only,
+    immutable, on a read-only file system), is refused before any game is played, not after."""
     if path is None:
         return
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         fail(f"{option} {path}: cannot make that directory: {exc.strerror or exc}")
+    # Creating a file is the test, not os.access: permission bits say nothing of an immutable
+    # directory or a read-only mount, nor of root, whom they do not stop.
+    try:
+        handle, probe = tempfile.mkstemp(dir=path, prefix=".arena-write-check-")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:
+        fail(f"{option} {path}: cannot write in that directory: {exc.strerror or exc}")
 
 
 _SAFE_SEED_LENGTH = 48

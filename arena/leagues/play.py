@@ -9,16 +9,21 @@ match's bots, so a match gives the same games whichever order or process plays i
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import itertools
+import os
 import re
+import secrets
 import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig, bot_options
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 from arena.records import JsonlRecorder
@@ -65,9 +70,47 @@ def record_path(config: LeagueConfig, records: Path, plan: MatchPlan) -> Path:
     return records / f"{_SAFE.sub('_', stem)}.jsonl"
 
 
+class RecordWriteError(ArenaError):
+    """A match's record file cannot be created, written or moved into place (a records
+    directory that is not writable, a full disk, a name too long); the message names the file."""
+
+
+_OLD_PART_SUFFIX = ".part"
+"""What earlier releases wrote a match's record to: ``NAME.jsonl.part`` (a file, or for a 1A2B
+series a directory), shared by every process playing that match."""
+
+
 def _part(path: Path) -> Path:
-    """Where a match's record is written until the match finishes."""
-    return path.with_name(path.name + ".part")
+    """Where this process writes ``path`` until its match finishes:
+    ``NAME.jsonl.<pid>.<token>.part``. Its own name per process, so two runs of one league on
+    one records directory (another ``arena league`` on the same or another results file) never
+    write, move or remove each other's partial record."""
+    return path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+
+
+def _part_owners(path: Path) -> Iterator[tuple[Path, int]]:
+    """Every per-process partial record of ``path`` in its directory, with the pid that wrote
+    it (a file named like one by hand, or of another match, does not match)."""
+    # At most 9 digits: any pid, and never a number os.kill cannot take.
+    pattern = re.compile(re.escape(path.name) + r"\.([0-9]{1,9})\.[0-9a-f]+\.part")
+    for part in path.parent.glob(f"{glob.escape(path.name)}.*.part"):
+        owner = pattern.fullmatch(part.name)
+        if owner is not None:
+            yield part, int(owner.group(1))
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this machine; in doubt, yes (a live run's partial record
+    must never be removed, a dead one's left behind only costs a file)."""
+    if os.name != "posix":
+        return True  # os.kill(pid, 0) would terminate the process on Windows
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by another user
+    return True
 
 
 def _remove_part(part: Path) -> None:
@@ -75,49 +118,109 @@ def _remove_part(part: Path) -> None:
     if part.is_dir():
         shutil.rmtree(part, ignore_errors=True)
     else:
-        part.unlink(missing_ok=True)
+        # Cleaning up must not hide why a match stopped, nor stop one from starting: a
+        # directory that refuses the removal refuses the record too, which says so.
+        with contextlib.suppress(OSError):
+            part.unlink(missing_ok=True)
+
+
+def _remove_stale_parts(path: Path, *, own: bool) -> None:
+    """Remove the partial records of ``path`` that no running match writes: the shared
+    ``.part`` of earlier releases, and those of processes that are gone (a worker stopped
+    mid-match cannot remove its own); with ``own``, this process's too (its match has
+    stopped)."""
+    _remove_part(path.with_name(path.name + _OLD_PART_SUFFIX))
+    for part, pid in _part_owners(path):
+        mine = pid == os.getpid()
+        if (own and mine) or (not mine and not _alive(pid)):
+            _remove_part(part)
 
 
 def discard_partial_record(config: LeagueConfig, plan: MatchPlan) -> None:
-    """Remove what an unfinished match of ``plan`` wrote (a worker stopped mid-match cannot);
-    a finished match's record is left alone."""
+    """Remove what an unfinished match of ``plan`` wrote in this process or in a worker that
+    has stopped (it cannot); a finished match's record, and the partial record of another run
+    still playing the match, are left alone."""
     if config.records is None:
         return
-    _remove_part(_part(record_path(config, config.records, plan)))
+    _remove_stale_parts(record_path(config, config.records, plan), own=True)
+
+
+def _cannot_write(file: Path, exc: OSError) -> RecordWriteError:
+    return RecordWriteError(f"cannot write the match record {file}: {exc.strerror or exc}")
+
+
+class _MatchRecorder(JsonlRecorder):
+    """A `JsonlRecorder` whose failures to write are a `RecordWriteError` naming the file,
+    not an OSError: the league reports it in one line, and on a server an OSError means a
+    table that could not be played, which this is not."""
+
+    def __init__(self, path: Path) -> None:
+        try:
+            super().__init__(path)
+        except OSError as exc:
+            raise _cannot_write(path, exc) from exc
+
+    def write(self, line: dict[str, Any]) -> None:
+        try:
+            super().write(line)
+        except OSError as exc:
+            raise _cannot_write(self.path, exc) from exc
+
+    def close(self) -> None:
+        try:
+            super().close()
+        except OSError as exc:
+            raise _cannot_write(self.path, exc) from exc
 
 
 @contextmanager
 def _finished_file(path: Path) -> Iterator[Path]:
-    """Where to write ``path``: a ``.part`` file beside it, moved onto ``path`` only when the
-    match finishes. An interrupted or failed match leaves the stored match's complete record (if
-    any) as it was and removes its own partial one."""
+    """Where to write ``path``: a partial record of this process beside it (`_part`), moved
+    onto ``path`` only when the match finishes. An interrupted or failed match leaves the
+    stored match's complete record (if any) as it was and removes its own partial one. Another
+    run that finished the same match first is replaced by this one's record: the same seed
+    gives the same games, and the move is atomic, so a reader sees one complete record."""
+    _remove_stale_parts(path, own=False)
     part = _part(path)
-    _remove_part(part)  # left by a worker that was killed before it could clean up
     try:
         yield part
     except BaseException:
-        part.unlink(missing_ok=True)
+        _remove_part(part)
         raise
-    part.replace(path)
+    try:
+        part.replace(path)
+    except OSError as exc:
+        _remove_part(part)
+        raise _cannot_write(path, exc) from exc
 
 
 @contextmanager
 def _recording(
     config: LeagueConfig, plan: MatchPlan
 ) -> Iterator[tuple[JsonlRecorder | None, str | None]]:
-    """The match's JSONL recorder and final file (`record_path`) when the league keeps records,
-    else ``(None, None)``."""
+    """The match's JSONL recorder and final file (`record_path`, absolute: ``matches.record``
+    must name it from any working directory) when the league keeps records, else
+    ``(None, None)``."""
     if config.records is None:
         yield None, None
         return
-    config.records.mkdir(parents=True, exist_ok=True)
-    path = record_path(config, config.records, plan)
+    try:
+        config.records.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RecordWriteError(
+            f"cannot make the records directory {config.records}: {exc.strerror or exc}"
+        ) from exc
+    path = record_path(config, config.records, plan).resolve()
     with _finished_file(path) as part:
-        recorder = JsonlRecorder(part)
+        recorder = _MatchRecorder(part)
         try:
             yield recorder, str(path)
-        finally:
-            recorder.close()
+        except BaseException:
+            # What stopped the match (Ctrl-C, the first failed write) is what to report.
+            with contextlib.suppress(RecordWriteError):
+                recorder.close()
+            raise
+        recorder.close()
 
 
 async def play_league_match(
@@ -225,6 +328,7 @@ async def _dice_series(
         recorder=recorder,
         deadline_ms=config.deadline_ms,
         time_bank=_time_bank(config),
+        names=(a, b),
     )
     if seats is not None:
         return await series(a, b, config.games_per_match, plan.seed, seats=(seats[0], seats[1]))

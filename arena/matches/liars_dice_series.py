@@ -304,11 +304,14 @@ async def run_match(
     recorder: Recorder | None = None,
     deadline_ms: int = 5000,
     time_bank: TimeBank | None = None,
+    names: tuple[str, str] | None = None,
 ) -> MatchReport:
     """``games`` games through the referee, in-process seats (or the given ``seats`` of A and
     B, e.g. bots on a server, named ``a`` and ``b``), the first player alternating. Seat order
     alternates too, so neither bot always sits at seat 0. ``recorder`` gets every game;
-    ``time_bank`` (keyed by ``a`` and ``b``, or the bots' names) is the match's."""
+    ``time_bank`` (keyed by the players' names) is the match's. ``names``: what the record and
+    the bots call the two players (a league's names for its bots), by default ``a`` and ``b``
+    on seats, the bots' own names in-process."""
     from arena.referee import MatchFrame, seat_order
     from arena.transports.inprocess import InProcessSeat
 
@@ -322,9 +325,16 @@ async def run_match(
         if bot_a.name == bot_b.name:
             bot_a.name, bot_b.name = f"{a}#a", f"{b}#b"
         seats = (InProcessSeat(bot_a), InProcessSeat(bot_b))
-        names = (bot_a.name, bot_b.name)
+        # The bots keep their own names even when ``names`` are given: a bot's random stream
+        # is named after it, so renaming it would change the games a seed gives.
+        played_as = (bot_a.name, bot_b.name)
     else:
-        names = (a, b)
+        played_as = (a, b)
+    if names is None:
+        names = played_as
+    elif names[0] == names[1]:
+        # The record and the match totals tell the players apart by name.
+        names = (f"{names[0]}#a", f"{names[1]}#b")
     started = time.perf_counter()
     wins_a = decisions = 0
     a_won: list[bool] = []
