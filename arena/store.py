@@ -14,61 +14,92 @@ Schema (``PRAGMA user_version = 1``)::
 
 ``games.scores`` maps each bot of the match to its score in that game: a win is 1, a loss 0
 and a 1A2B draw ½; a mahjong hand's score is the bot's points (copies added). Times are UTC ISO
-8601. Plain SQL reads it, e.g. ``SELECT key, json_extract(summary, '$.seconds') FROM matches``.
+8601. The JSON is standard: a number that is not defined (the interval of a one-round match) is
+``null``, never ``Infinity`` or ``NaN``. Plain SQL reads it, e.g.
+``SELECT key, seconds, json_extract(summary, '$.games') FROM matches``.
+
+The file is in WAL journal mode, so a program reading it (``sqlite3`` in another terminal) never
+stops a league from storing its matches; while it is open the file has ``-wal`` and ``-shm``
+companions in its directory. A read or write that finds the file locked by another writer
+retries for up to ``timeout_s`` (`LOCK_TIMEOUT_S`), then fails with a `StoreError`. Opening
+refuses a file that is not a results file (another program's tables, or ours with other
+columns) and writes nothing into it; ``read_only`` opening writes nothing at all.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
+import math
 import sqlite3
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.errors import ArenaError
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 
 SCHEMA_VERSION = 1
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS leagues (
-    id          INTEGER PRIMARY KEY,
-    name        TEXT NOT NULL,
-    game        TEXT NOT NULL,
-    seed        TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    config      TEXT NOT NULL,
-    created     TEXT NOT NULL,
-    finished    TEXT,
-    UNIQUE (name, fingerprint)
-);
-CREATE TABLE IF NOT EXISTS matches (
-    id          INTEGER PRIMARY KEY,
-    league_id   INTEGER NOT NULL REFERENCES leagues(id) ON DELETE CASCADE,
-    idx         INTEGER NOT NULL,
-    key         TEXT NOT NULL,
-    bots        TEXT NOT NULL,
-    seed        TEXT NOT NULL,
-    summary     TEXT NOT NULL,
-    penalties   TEXT NOT NULL,
-    seconds     REAL NOT NULL,
-    record      TEXT,
-    finished    TEXT NOT NULL,
-    UNIQUE (league_id, key)
-);
-CREATE TABLE IF NOT EXISTS games (
-    match_id    INTEGER NOT NULL REFERENCES matches(id) ON DELETE CASCADE,
-    idx         INTEGER NOT NULL,
-    unit        INTEGER NOT NULL,
-    scores      TEXT NOT NULL,
-    PRIMARY KEY (match_id, idx)
-);
-"""
+LOCK_TIMEOUT_S = 300.0
+"""How long a read or write waits for another program's lock on the file before it fails: a
+match may have taken minutes to play, so storing it is worth a wait."""
+
+_BUSY_WAIT_S = 2.0
+"""SQLite's own wait for a lock within one attempt; between attempts the store backs off."""
+_FIRST_PAUSE_S = 0.05
+_MAX_PAUSE_S = 1.0
+
+_TABLES = {
+    "leagues": """
+        CREATE TABLE IF NOT EXISTS leagues (
+            id          INTEGER PRIMARY KEY,
+            name        TEXT NOT NULL,
+            game        TEXT NOT NULL,
+            seed        TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            config      TEXT NOT NULL,
+            created     TEXT NOT NULL,
+            finished    TEXT,
+            UNIQUE (name, fingerprint)
+        )""",
+    "matches": """
+        CREATE TABLE IF NOT EXISTS matches (
+            id          INTEGER PRIMARY KEY,
+            league_id   INTEGER NOT NULL REFERENCES leagues(id) ON DELETE CASCADE,
+            idx         INTEGER NOT NULL,
+            key         TEXT NOT NULL,
+            bots        TEXT NOT NULL,
+            seed        TEXT NOT NULL,
+            summary     TEXT NOT NULL,
+            penalties   TEXT NOT NULL,
+            seconds     REAL NOT NULL,
+            record      TEXT,
+            finished    TEXT NOT NULL,
+            UNIQUE (league_id, key)
+        )""",
+    "games": """
+        CREATE TABLE IF NOT EXISTS games (
+            match_id    INTEGER NOT NULL REFERENCES matches(id) ON DELETE CASCADE,
+            idx         INTEGER NOT NULL,
+            unit        INTEGER NOT NULL,
+            scores      TEXT NOT NULL,
+            PRIMARY KEY (match_id, idx)
+        )""",
+}
+
+_LEAGUE_COLUMNS = "id, name, game, seed, fingerprint, config, created, finished"
+
+T = TypeVar("T")
 
 
 class StoreError(ArenaError):
-    """The results file cannot be used (not SQLite, a newer schema, unwritable)."""
+    """The results file cannot be used (not SQLite, damaged, another program's file, a newer
+    schema, unwritable, locked too long)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,29 +118,75 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class ResultStore:
-    """The results file; use as a context manager or call `close`."""
+def _finite(data: Any) -> Any:
+    """``data`` with every infinite or NaN float replaced by ``None``: SQLite's JSON functions
+    reject ``Infinity`` and ``NaN``, which `json.dumps` writes by default."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: _finite(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [_finite(value) for value in data]
+    return data
 
-    def __init__(self, path: Path) -> None:
+
+def _json(data: Any) -> str:
+    return json.dumps(_finite(data), ensure_ascii=False, allow_nan=False)
+
+
+@functools.cache
+def _columns() -> dict[str, tuple[str, ...]]:
+    """Each table's columns, as the schema above makes them."""
+    db = sqlite3.connect(":memory:")
+    try:
+        for create in _TABLES.values():
+            db.execute(create)
+        return {
+            table: tuple(row[1] for row in db.execute(f"PRAGMA table_info({table})"))
+            for table in _TABLES
+        }
+    finally:
+        db.close()
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether ``exc`` is another connection's lock (worth waiting for), not a real failure."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return "locked" in str(exc) or "busy" in str(exc)
+    return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+class ResultStore:
+    """The results file; use as a context manager or call `close`.
+
+    ``read_only`` opens an existing results file for reading and changes nothing in it (no
+    schema, no journal mode). ``timeout_s`` bounds each read or write's wait for another
+    program's lock (default `LOCK_TIMEOUT_S`)."""
+
+    def __init__(
+        self, path: Path, *, read_only: bool = False, timeout_s: float | None = None
+    ) -> None:
         self.path = path
+        self.read_only = read_only
+        self.timeout_s = LOCK_TIMEOUT_S if timeout_s is None else timeout_s
+        busy_wait = min(self.timeout_s, _BUSY_WAIT_S)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # Another run may be writing the same file: wait for its lock rather than fail.
-            self._db = sqlite3.connect(path, timeout=60.0)
-            self._db.execute("PRAGMA foreign_keys = ON")
-            version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
-            if version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{path}: results schema {version} is newer than this arena's "
-                    f"({SCHEMA_VERSION}); upgrade the arena or use another --db"
-                )
-            with self._db:
-                self._db.executescript(_SCHEMA)
-                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        except sqlite3.DatabaseError as exc:
+            if read_only:
+                self._db = self._connect_read_only(busy_wait)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                # isolation_level=None: the store begins its transactions itself (`_attempt`).
+                self._db = sqlite3.connect(path, timeout=busy_wait, isolation_level=None)
+        except sqlite3.Error as exc:
             raise StoreError(f"{path}: cannot use as a results database: {exc}") from None
         except OSError as exc:
             raise StoreError(f"{path}: {exc}") from None
+        try:
+            self._open()
+        except BaseException:
+            self._db.close()
+            raise
 
     def __enter__(self) -> ResultStore:
         return self
@@ -118,7 +195,173 @@ class ResultStore:
         self.close()
 
     def close(self) -> None:
-        self._db.close()
+        try:
+            self._db.close()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot close the results database: {exc}") from None
+
+    # -- opening ------------------------------------------------------------------------------
+
+    def _connect_read_only(self, busy_wait: float) -> sqlite3.Connection:
+        uri = self.path.absolute().as_uri() + "?mode=ro"
+        db = sqlite3.connect(uri, uri=True, timeout=busy_wait, isolation_level=None)
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as exc:
+            wal = self.path.with_name(self.path.name + "-wal")
+            code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+            if code != sqlite3.SQLITE_CANTOPEN or wal.exists():
+                return db  # the reads that follow wait for the lock or report the failure
+            # A WAL file in a directory this process cannot write to: SQLite cannot make the
+            # -shm file it reads through. Without a -wal file no writer is at work (nor could one
+            # start there), so reading the file as immutable is safe.
+            db.close()
+            db = sqlite3.connect(
+                uri + "&immutable=1", uri=True, timeout=busy_wait, isolation_level=None
+            )
+        return db
+
+    def _open(self) -> None:
+        what = "use as a results database"
+        # Outside a transaction: SQLite ignores this pragma within one.
+        self._attempt(what, lambda: self._db.execute("PRAGMA foreign_keys = ON"), begin=None)
+        if self.read_only:
+            self._read(what, self._check_read_only)
+            return
+        if self._read(what, self._needs_schema):
+            self._write(what, self._create_schema)
+        self._attempt(what, self._use_wal, begin=None)
+
+    def _inspect(self) -> tuple[int, set[str], list[str]]:
+        """The file's schema version, which of our tables it has (each checked for our columns)
+        and the names of everything else in it."""
+        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: results schema {version} is newer than this arena's "
+                f"({SCHEMA_VERSION}); upgrade the arena or use another --db"
+            )
+        objects = self._db.execute("SELECT type, name, tbl_name FROM sqlite_master").fetchall()
+        ours = {name for kind, name, _table in objects if kind == "table" and name in _TABLES}
+        others = sorted(
+            {
+                table
+                for _kind, name, table in objects
+                if table not in _TABLES and not name.startswith("sqlite_")
+            }
+        )
+        for table in sorted(ours):
+            have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            missing = [column for column in _columns()[table] if column not in have]
+            if missing:
+                raise self._not_ours(f"its {table} table has no column {', '.join(missing)}")
+        return version, ours, others
+
+    def _not_ours(self, why: str) -> StoreError:
+        return StoreError(f"{self.path} is not an arena results file ({why}); use another --db")
+
+    def _refuse_foreign(self, version: int, ours: set[str], others: list[str]) -> None:
+        # Another program's file (user_version 0 is SQLite's default). A results file may hold a
+        # user's own tables and views beside ours: its user_version says it is ours.
+        if others and (not ours or version == 0):
+            shown = ", ".join(others[:5]) + (", …" if len(others) > 5 else "")
+            raise self._not_ours(f"it holds {shown}")
+
+    def _needs_schema(self) -> bool:
+        version, ours, others = self._inspect()
+        self._refuse_foreign(version, ours, others)
+        return version < SCHEMA_VERSION or len(ours) < len(_TABLES)
+
+    def _create_schema(self) -> None:
+        # Checked again within the write transaction: another run may have made the schema (or
+        # another program its own tables) since the first look.
+        if self._needs_schema():
+            for create in _TABLES.values():
+                self._db.execute(create)
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _check_read_only(self) -> None:
+        version, ours, others = self._inspect()
+        if not ours:
+            raise StoreError(f"{self.path} holds no arena results")
+        self._refuse_foreign(version, ours, others)
+        absent = [table for table in _TABLES if table not in ours]
+        if absent:
+            raise self._not_ours(f"it has no {', '.join(absent)} table")
+
+    def _use_wal(self) -> None:
+        # A reader of a WAL file never blocks the writer: a long query in another program
+        # cannot stop a league from storing its matches. The mode is kept in the file. Where
+        # WAL is impossible (no shared memory) SQLite keeps the old mode: still a working store.
+        (mode,) = self._db.execute("PRAGMA journal_mode").fetchone()
+        if str(mode).lower() == "wal":
+            return
+        try:
+            self._db.execute("PRAGMA journal_mode = WAL").fetchone()
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc):
+                raise
+            # Another program has the file open and SQLite cannot switch under it: carry on in
+            # the old mode (the retries cover its locks) rather than wait; a later run switches.
+
+    # -- transactions -------------------------------------------------------------------------
+
+    def _read(self, what: str, op: Callable[[], T]) -> T:
+        """``op`` in one read transaction: a consistent view of the file."""
+        return self._attempt(what, op, begin="BEGIN")
+
+    def _write(self, what: str, op: Callable[[], T]) -> T:
+        # IMMEDIATE takes the write lock first, where SQLite waits for it, instead of at the
+        # first write, where it may fail at once (a deadlock with another writer).
+        return self._attempt(what, op, begin="BEGIN IMMEDIATE")
+
+    def _attempt(self, what: str, op: Callable[[], T], *, begin: str | None) -> T:
+        """``op`` (within ``begin`` … COMMIT unless ``begin`` is None), tried again with a
+        growing pause while another connection holds a lock, for up to ``timeout_s``. Every
+        SQLite error becomes a one-line `StoreError` naming the file: ``cannot {what}: …``."""
+        deadline = time.monotonic() + self.timeout_s
+        pause = _FIRST_PAUSE_S
+        while True:
+            try:
+                return self._once(op, begin)
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc):
+                    raise StoreError(f"{self.path}: cannot {what}: {self._why(exc)}") from None
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise StoreError(
+                        f"{self.path}: cannot {what}: another program kept the file locked "
+                        f"for {self.timeout_s:g} s ({exc}); stop it or wait, then try again"
+                    ) from None
+                time.sleep(min(pause, left))
+                pause = min(2 * pause, _MAX_PAUSE_S)
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{self.path}: cannot {what}: {exc}") from None
+            except json.JSONDecodeError as exc:
+                raise StoreError(f"{self.path}: cannot {what}: damaged JSON ({exc})") from None
+
+    def _why(self, exc: sqlite3.OperationalError) -> str:
+        """SQLite's reason, with a hint where its own words mislead: an existing file it
+        "cannot open" is most likely in a directory it cannot write its -wal file to."""
+        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+        if code == sqlite3.SQLITE_CANTOPEN and not self.read_only and self.path.is_file():
+            return f"{exc} (SQLite writes a -wal file beside it: is the directory writable?)"
+        return str(exc)
+
+    def _once(self, op: Callable[[], T], begin: str | None) -> T:
+        if begin is None:
+            return op()
+        self._db.execute(begin)
+        try:
+            result = op()
+            self._db.execute("COMMIT")
+        except BaseException:
+            # Also after a failed COMMIT (still locked): the whole transaction is tried again.
+            if self._db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+            raise
+        return result
 
     # -- leagues ------------------------------------------------------------------------------
 
@@ -126,20 +369,26 @@ class ResultStore:
         self, name: str, game: str, seed: str, fingerprint: str, config: dict[str, Any]
     ) -> StoredLeague:
         """The stored league of that name and fingerprint, created if new."""
-        with self._db:
+
+        def insert() -> StoredLeague:
             self._db.execute(
                 "INSERT OR IGNORE INTO leagues (name, game, seed, fingerprint, config, created) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (name, game, seed, fingerprint, json.dumps(config, ensure_ascii=False), _now()),
+                (name, game, seed, fingerprint, _json(config), _now()),
             )
-        found = self.league(name, fingerprint)
-        assert found is not None
-        return found
+            found = self._find_league(name, fingerprint)
+            assert found is not None
+            return found
+
+        return self._write(f"start league {name!r}", insert)
 
     def league(self, name: str, fingerprint: str | None = None) -> StoredLeague | None:
         """The league of that name and fingerprint; without a fingerprint the latest of that
         name."""
-        query = "SELECT * FROM leagues WHERE name = ?"
+        return self._read(f"read league {name!r}", lambda: self._find_league(name, fingerprint))
+
+    def _find_league(self, name: str, fingerprint: str | None) -> StoredLeague | None:
+        query = f"SELECT {_LEAGUE_COLUMNS} FROM leagues WHERE name = ?"
         args: tuple[Any, ...] = (name,)
         if fingerprint is not None:
             query += " AND fingerprint = ?"
@@ -148,66 +397,79 @@ class ResultStore:
         return None if row is None else _league(row)
 
     def leagues(self) -> list[StoredLeague]:
-        rows = self._db.execute("SELECT * FROM leagues ORDER BY id").fetchall()
-        return [_league(row) for row in rows]
+        def read() -> list[StoredLeague]:
+            rows = self._db.execute(f"SELECT {_LEAGUE_COLUMNS} FROM leagues ORDER BY id")
+            return [_league(row) for row in rows.fetchall()]
+
+        return self._read("read the leagues", read)
 
     def clear_league(self, league: StoredLeague) -> None:
         """Forget every match of ``league`` (a restart)."""
-        with self._db:
+
+        def clear() -> None:
             self._db.execute("DELETE FROM matches WHERE league_id = ?", (league.id,))
             self._db.execute("UPDATE leagues SET finished = NULL WHERE id = ?", (league.id,))
 
+        self._write(f"clear league {league.name!r}", clear)
+
     def mark_finished(self, league: StoredLeague) -> None:
         """Record when the league's last match was stored (kept on later resumes)."""
-        with self._db:
-            self._db.execute(
+        self._write(
+            f"mark league {league.name!r} finished",
+            lambda: self._db.execute(
                 "UPDATE leagues SET finished = ? WHERE id = ? AND finished IS NULL",
                 (_now(), league.id),
-            )
+            ),
+        )
 
     # -- matches ------------------------------------------------------------------------------
 
     def save_match(self, league: StoredLeague, outcome: MatchOutcome) -> bool:
         """Store a finished match and its games in one transaction; `False` when the match is
         already stored (another run of the same league got there first) and nothing changed."""
-        try:
-            self._insert_match(league, outcome)
-        except sqlite3.IntegrityError:
-            if outcome.plan.key in self.stored_keys(league):
-                return False
-            raise
-        return True
-
-    def _insert_match(self, league: StoredLeague, outcome: MatchOutcome) -> None:
         plan = outcome.plan
-        with self._db:
-            cursor = self._db.execute(
-                "INSERT INTO matches (league_id, idx, key, bots, seed, summary, penalties, "
-                "seconds, record, finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    league.id,
-                    plan.index,
-                    plan.key,
-                    json.dumps(list(plan.bots), ensure_ascii=False),
-                    plan.seed,
-                    json.dumps(outcome.summary, ensure_ascii=False),
-                    json.dumps(outcome.penalties, ensure_ascii=False),
-                    outcome.seconds,
-                    outcome.record,
-                    _now(),
-                ),
-            )
-            match_id = cursor.lastrowid
+
+        def insert() -> bool:
+            try:
+                cursor = self._db.execute(
+                    "INSERT INTO matches (league_id, idx, key, bots, seed, summary, penalties, "
+                    "seconds, record, finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        league.id,
+                        plan.index,
+                        plan.key,
+                        _json(list(plan.bots)),
+                        plan.seed,
+                        _json(outcome.summary),
+                        _json(outcome.penalties),
+                        outcome.seconds,
+                        outcome.record,
+                        _now(),
+                    ),
+                )
+            except sqlite3.IntegrityError:
+                stored = self._db.execute(
+                    "SELECT 1 FROM matches WHERE league_id = ? AND key = ?", (league.id, plan.key)
+                ).fetchone()
+                if stored is not None:
+                    return False
+                raise
             self._db.executemany(
                 "INSERT INTO games (match_id, idx, unit, scores) VALUES (?, ?, ?, ?)",
                 [
-                    (match_id, game.index, game.unit, json.dumps(game.scores, ensure_ascii=False))
+                    (cursor.lastrowid, game.index, game.unit, _json(game.scores))
                     for game in outcome.games
                 ],
             )
+            return True
+
+        return self._write(f"store match {plan.key!r}", insert)
 
     def matches(self, league: StoredLeague) -> list[MatchOutcome]:
         """Every stored match of ``league`` with its games, in plan order."""
+        return self._read(f"read the matches of {league.name!r}", lambda: self._matches(league))
+
+    def _matches(self, league: StoredLeague) -> list[MatchOutcome]:
         rows = self._db.execute(
             "SELECT id, idx, bots, seed, summary, penalties, seconds, record FROM matches "
             "WHERE league_id = ? ORDER BY idx",
@@ -231,8 +493,11 @@ class ResultStore:
         return found
 
     def stored_keys(self, league: StoredLeague) -> set[str]:
-        rows = self._db.execute("SELECT key FROM matches WHERE league_id = ?", (league.id,))
-        return {key for (key,) in rows}
+        def read() -> set[str]:
+            rows = self._db.execute("SELECT key FROM matches WHERE league_id = ?", (league.id,))
+            return {key for (key,) in rows}
+
+        return self._read(f"read the matches of {league.name!r}", read)
 
 
 def _league(row: tuple[Any, ...]) -> StoredLeague:

@@ -149,7 +149,9 @@ def league(
     ),
     restart: bool = typer.Option(False, "--restart", help="forget this league's stored matches"),
     show: bool = typer.Option(
-        False, "--show", help="print the stored standings, play nothing (creates no file)"
+        False,
+        "--show",
+        help="print the stored standings, play nothing (leaves the results file unchanged)",
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
@@ -167,7 +169,8 @@ def league(
     incomplete: LeagueIncompleteError | None = None
     run: LeagueRun | None = None
     try:
-        with ResultStore(db) as store:
+        # --show writes nothing, so a read-only file works and another program's file is kept.
+        with ResultStore(db, read_only=show) as store:
             if not show:
                 try:
                     run = _play(config, store, restart=restart, quiet=json_output)
