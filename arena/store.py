@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import math
 import sqlite3
 import time
 from collections.abc import Callable
@@ -42,6 +41,7 @@ from typing import Any, TypeVar
 
 from arena.errors import ArenaError
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
+from arena.matches.stats import finite_json
 
 SCHEMA_VERSION = 1
 
@@ -118,20 +118,8 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _finite(data: Any) -> Any:
-    """``data`` with every infinite or NaN float replaced by ``None``: SQLite's JSON functions
-    reject ``Infinity`` and ``NaN``, which `json.dumps` writes by default."""
-    if isinstance(data, float):
-        return data if math.isfinite(data) else None
-    if isinstance(data, dict):
-        return {key: _finite(value) for key, value in data.items()}
-    if isinstance(data, list | tuple):
-        return [_finite(value) for value in data]
-    return data
-
-
 def _json(data: Any) -> str:
-    return json.dumps(_finite(data), ensure_ascii=False, allow_nan=False)
+    return json.dumps(finite_json(data), ensure_ascii=False, allow_nan=False)
 
 
 @functools.cache

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import sys
@@ -29,6 +28,7 @@ from rich.progress import (
 )
 
 from arena.dealing import MatchSeed
+from arena.matches.stats import finite_json
 from arena.records import JsonlRecorder
 
 PIPED_WIDTH = 160
@@ -46,19 +46,6 @@ def output_console(*, stderr: bool = False) -> Console:
 
 
 console = output_console(stderr=True)
-
-
-def finite_json(data: Any) -> Any:
-    """``data`` with every infinite or NaN float replaced by ``None``: an interval that is not
-    defined (one round, one match: a Student-t interval needs two values) is ``null`` in JSON,
-    since ``Infinity`` and ``NaN`` are not JSON and standard parsers reject them."""
-    if isinstance(data, float):
-        return data if math.isfinite(data) else None
-    if isinstance(data, dict):
-        return {key: finite_json(value) for key, value in data.items()}
-    if isinstance(data, list | tuple):
-        return [finite_json(value) for value in data]
-    return data
 
 
 def print_json(data: Any) -> None:

@@ -82,3 +82,17 @@ def proportion_interval(successes: float, n: int, confidence: float = CONFIDENCE
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
     return Interval(p, max(0.0, centre - half), min(1.0, centre + half), n, confidence)
+
+
+def finite_json(data: Any) -> Any:
+    """``data`` with every infinite or NaN float replaced by ``None``: an interval that is not
+    defined (one round, one match: a Student-t interval needs two values) is ``null`` in JSON,
+    since ``Infinity`` and ``NaN`` are not JSON and standard parsers (SQLite's JSON functions
+    among them) reject them."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: finite_json(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [finite_json(value) for value in data]
+    return data
