@@ -11,6 +11,23 @@ import structlog
 
 _settings: tuple[str, Path | None] = ("warning", None)
 
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+"""The levels a ``--log-level`` option takes (any case)."""
+
+
+class LogSetupError(ValueError):
+    """Logging cannot be set up as asked: an unknown level, or a JSON log file that cannot be
+    written. The message is one line for a command's ``error:``."""
+
+
+def check_log_level(level: str) -> str:
+    """``level`` in lower case, if it is one of `LOG_LEVELS`; a CLI checks it while parsing its
+    options, before it does anything."""
+    lowered = level.lower()
+    if lowered not in LOG_LEVELS:
+        raise LogSetupError(f"unknown log level {level!r}; levels: {', '.join(LOG_LEVELS)}")
+    return lowered
+
 
 class _CurrentStderrHandler(logging.StreamHandler):
     """Writes to whatever ``sys.stderr`` is when a line is logged, not the stream it was when
@@ -35,13 +52,12 @@ def logging_settings() -> tuple[str, Path | None]:
 def configure_logging(level: str = "warning", json_file: Path | None = None) -> None:
     """Console output is for people (stderr, key=value); ``json_file`` gets one JSON per line.
 
-    Context bound with ``structlog.contextvars`` (match, game, seat) appears in both.
+    Context bound with ``structlog.contextvars`` (match, game, seat) appears in both. An
+    unknown level or a ``json_file`` that cannot be written raises `LogSetupError` before
+    anything is changed.
     """
     global _settings
-    numeric = logging.getLevelNamesMapping().get(level.upper())
-    if numeric is None:
-        raise ValueError(f"unknown log level {level!r}")
-    _settings = (level, json_file)
+    numeric = logging.getLevelNamesMapping()[check_log_level(level).upper()]
     shared: list[Any] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
@@ -58,8 +74,13 @@ def configure_logging(level: str = "warning", json_file: Path | None = None) -> 
     )
     handlers.append(console)
     if json_file is not None:
-        json_file.parent.mkdir(parents=True, exist_ok=True)
-        to_file = logging.FileHandler(json_file, encoding="utf-8")
+        try:
+            json_file.parent.mkdir(parents=True, exist_ok=True)
+            to_file = logging.FileHandler(json_file, encoding="utf-8")
+        except OSError as exc:
+            raise LogSetupError(
+                f"cannot write JSON logs to {json_file}: {exc.strerror or exc}"
+            ) from None
         to_file.setLevel(logging.DEBUG)
         to_file.setFormatter(
             structlog.stdlib.ProcessorFormatter(
@@ -67,6 +88,7 @@ def configure_logging(level: str = "warning", json_file: Path | None = None) -> 
             )
         )
         handlers.append(to_file)
+    _settings = (level, json_file)
     root = logging.getLogger()
     root.handlers = handlers
     root.setLevel(logging.DEBUG if json_file is not None else numeric)

@@ -2,12 +2,17 @@
 
     bots list [--game G]
     bots run NAME --url ws://HOST:PORT|mqtt://HOST:PORT [--game G] [--config FILE]
-             [--token T …] [--name N] [--copies N] [--resume-file FILE]
+             [--token T …] [--name N] [--copies N] [--resume-file FILE] [--seed TEXT]
 
 ``bots run`` plays every game that has a strategy called NAME (or only ``--game``), as one
 client named ``--name`` (default NAME), until the server says bye; SIGINT/SIGTERM says bye first.
 A game is named as everywhere in ``arena`` (``bulls-cows``, ``liars-dice``) or by its wire name
 (``bulls_cows``, ``liars_dice``).
+
+Every random choice of a bot it runs (a 1A2B secret, a liar's dice bluff) comes from a seed
+derived from a secret drawn afresh by each process, the bot's name and its config's own ``seed``:
+its public name and config tell nobody what it will choose, and a restarted bot plays anew.
+``--seed`` replaces that secret, to replay a run.
 """
 
 from __future__ import annotations
@@ -23,11 +28,13 @@ from typing import Any, NoReturn
 
 import typer
 
+from arena.dealing import MatchSeed
 from arena.games.registry import ALIASES, UnknownGameError, canonical_name
-from arena.logs import configure_logging
+from arena.logs import LOG_LEVELS, LogSetupError, check_log_level, configure_logging
+from arena.matches.bot_seeds import bot_options
 from bots.adapters import adapter_for
 from bots.base import Bot
-from bots.client import BotClient, ClientRefused
+from bots.client import BotClient, ClientRefused, ResumeFileError, check_resume_file
 from bots.registry import (
     BOT_MODULES,
     BotConfigError,
@@ -82,20 +89,41 @@ def list_bots(game: str | None = typer.Option(None, help="only this game")) -> N
         typer.echo(f"{name}: {', '.join(_available(name)) or '(none yet)'}")
 
 
+UNSEEDED: frozenset[tuple[str, str]] = frozenset({("mahjong", "greedy")})
+"""(game, strategy) of the bots that make no random choice and so take no ``seed`` setting;
+every other bot is given one (`build_bots`), so a bot added without this entry that refuses a
+seed fails loudly rather than play unseeded."""
+
+
 def build_bots(
-    strategy: str, game: str | None, config: dict[str, Any], name: str
+    strategy: str,
+    game: str | None,
+    config: dict[str, Any],
+    name: str,
+    seed: MatchSeed | None = None,
 ) -> dict[str, Bot]:
-    """The bot ``strategy`` for ``game``, or for every game that has one, by wire name."""
+    """The bot ``strategy`` for ``game``, or for every game that has one, by wire name.
+
+    Its ``seed`` setting is derived from ``seed`` (default: a fresh secret one), ``name`` and
+    the config's own ``seed``, as `arena match` derives an in-process bot's from the match seed:
+    left to itself a bot would seed its streams from public text (its name, ``"0"``, the seed a
+    shipped config names), so anyone could compute its 1A2B secrets and bluffs in advance."""
     if game:
         games = [game_name(game)]
     else:
         games = [g for g in sorted(BOT_MODULES) if strategy in _available(g)]
     if not games:
         _die(f"no game has a bot called {strategy!r}; see `bots list`")
+    own_seed = config.get("seed")
+    if own_seed is not None and (isinstance(own_seed, bool) or not isinstance(own_seed, str | int)):
+        # Folded into the derived seed as text, true or 1.5 would pass unnoticed.
+        _die(f"seed: must be text or an integer, got {own_seed!r}")
+    run_seed = seed if seed is not None else MatchSeed.generate()
     bots: dict[str, Bot] = {}
     for kind in games:
+        settings = config if (kind, strategy) in UNSEEDED else bot_options(run_seed, name, config)
         try:
-            bots[kind] = make_bot(kind, strategy, config, name=name)
+            bots[kind] = make_bot(kind, strategy, settings, name=name)
         except (UnknownBotError, ValueError) as exc:
             _die(str(exc))
     return bots
@@ -115,6 +143,13 @@ def load_settings(strategy: str, config: Path | None) -> dict[str, Any]:
 
 TOKEN_ENV = "ARENA_BOT_TOKEN"
 MAX_COPIES = 256
+
+
+def _log_level(value: str) -> str:
+    try:
+        return check_log_level(value)
+    except LogSetupError as exc:
+        _die(f"--log-level: {exc}")
 
 
 def _copies_in_range(value: int) -> int:
@@ -146,12 +181,37 @@ def copy_tokens(
     return [environ.get(token_env(player)) or shared for player in players]
 
 
+NAME_IN_USE = "already has a session"
+TOKEN_REFUSED = "unknown token for bot"
+"""What the server's ``auth_failed`` texts say for a name already connected and for a wrong or
+missing token (`arena.server.lobby`): the code alone does not tell them apart."""
+
+
 def refusal_hint(error: ClientRefused, players: Sequence[str], tokens: Sequence[str | None]) -> str:
-    """The error for a bot the server refused; when copies share a token and the server refused
-    a token, the reason: a token belongs to one name."""
+    """The error for a bot the server refused, with what to do about that refusal: for a name
+    already connected, stop the other bot or choose another name; for a refused token when
+    copies share one, that a token belongs to one name."""
     message = f"the server refused a bot: {error}"
+    text = str(error)
+    if not text.startswith("auth_failed"):
+        return message
+    if NAME_IN_USE in text:
+        named = (
+            f"; --copies names the copies {', '.join(players[:2])}, …" if len(players) > 1 else ""
+        )
+        if "(absent)" in text:
+            # Its connection dropped, and the server keeps its seat for it to come back.
+            return message + (
+                " (a bot of that name lost its connection and the server keeps its seat: the "
+                "bot takes it back when run again with the --resume-file it had; or choose "
+                f"another --name{named})"
+            )
+        return message + (
+            " (a bot of that name is connected to the server already: stop that bot, or choose "
+            f"another --name{named})"
+        )
     shared = len(players) > 1 and len(set(tokens)) < len(tokens)
-    if shared and str(error).startswith("auth_failed"):
+    if shared and TOKEN_REFUSED in text:
         first = players[0]
         message += (
             f" (--copies names each copy ({', '.join(players[:2])}, …) and a token belongs to one "
@@ -201,7 +261,9 @@ def run(
     ),
     name: str | None = typer.Option(None, help="name on the server (default: NAME)"),
     resume_file: Path | None = typer.Option(
-        None, help="keep the resume token here, so a restarted process gets its seat back"
+        None,
+        help="keep the resume token here (written readable by you only), so a restarted process "
+        "gets its seat back",
     ),
     copies: int = typer.Option(
         1,
@@ -209,7 +271,17 @@ def run(
         help="run N copies, named NAME-0 … NAME-(N-1), one connection each; on a server with "
         "--tokens each copy needs its own token (see --token)",
     ),
-    log_level: str = typer.Option("info", help="console log level (decisions are info)"),
+    seed: str | None = typer.Option(
+        None,
+        help="make the run reproducible: the bots' random choices (1A2B secrets, bluffs) follow "
+        "from this text, their name and their config. Anyone who knows it can predict the "
+        "bot's hidden choices; without it each run draws a fresh secret seed",
+    ),
+    log_level: str = typer.Option(
+        "info",
+        callback=_log_level,
+        help=f"console log level: {', '.join(LOG_LEVELS)} (decisions are info)",
+    ),
     log_json: Path | None = typer.Option(None, help="also write JSON logs here"),
 ) -> None:
     """Connect a bot to a server and play until told to stop.
@@ -218,7 +290,10 @@ def run(
     and needs its own token: `arena tokens add NAME-0`, …, then --token once per copy or
     ARENA_BOT_TOKEN_<NAME> per copy.
     """
-    configure_logging(log_level, log_json)
+    try:
+        configure_logging(log_level, log_json)
+    except LogSetupError as exc:
+        _die(f"--log-json: {exc}")
     settings = load_settings(strategy, config)
     base = name or strategy
     players = [base] if copies == 1 else [f"{base}-{i}" for i in range(copies)]
@@ -227,20 +302,26 @@ def run(
         adapter_for(url, base)
     except ValueError as exc:
         _die(str(exc))
+    # One secret for the whole process: each copy's seed still differs, by its name.
+    run_seed = MatchSeed.generate() if seed is None else MatchSeed.from_text(seed)
     clients = []
     for player, player_token in zip(players, tokens, strict=True):
         resume = resume_file
         if resume is not None and copies > 1:
             resume = resume.with_name(f"{resume.name}.{player}")
-        clients.append(
-            BotClient(
-                build_bots(strategy, game, settings, player),
+        try:
+            if resume is not None:
+                check_resume_file(resume)
+            client = BotClient(
+                build_bots(strategy, game, settings, player, run_seed),
                 name=player,
                 token=player_token,
                 adapter_factory=functools.partial(adapter_for, url, player),
                 resume_file=resume,
             )
-        )
+        except ResumeFileError as exc:
+            _die(f"--resume-file: {exc}")
+        clients.append(client)
     try:
         reasons = asyncio.run(_play(clients))
     except ClientRefused as exc:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -41,6 +43,73 @@ log = structlog.get_logger(__name__)
 
 class ClientRefused(Exception):
     """The server will not take this bot (bad token, name in use); retrying would not help."""
+
+
+class ResumeFileError(ValueError):
+    """A resume file that cannot be used: a directory, not UTF-8 text, in a directory that
+    cannot be made or written. The message is one line for a command's ``error:``."""
+
+
+def read_resume_token(path: Path) -> str | None:
+    """The resume token kept in ``path``; None when there is no file or it is empty."""
+    if path.is_dir():
+        raise ResumeFileError(f"{path} is a directory, not a file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        raise ResumeFileError(
+            f"{path} does not hold a resume token (not UTF-8 text): is it the right file?"
+        ) from None
+    except OSError as exc:
+        raise ResumeFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return text.strip() or None
+
+
+def check_resume_file(path: Path) -> str | None:
+    """`read_resume_token`, after making sure a token can be saved there: its directory is
+    made, and a file created and removed in it. Run before connecting, a mistake in the path
+    is one clear error instead of a crash at the first welcome, in the middle of a session."""
+    if path.is_dir():
+        raise ResumeFileError(f"{path} is a directory, not a file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        in_the_way = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+        why = f"{in_the_way} is a file" if in_the_way is not None else exc.strerror or exc
+        raise ResumeFileError(
+            f"cannot make the directory {path.parent} for {path}: {why}"
+        ) from None
+    # Creating a file is the test, not os.access: permission bits say nothing of a read-only
+    # mount, nor of root, whom they do not stop. The token is saved by a rename from a file
+    # beside it (`write_resume_token`), so the directory is what must be writable.
+    try:
+        handle, probe = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ResumeFileError(
+            f"cannot write in {path.parent} (for {path}): {exc.strerror or exc}"
+        ) from None
+    return read_resume_token(path)
+
+
+def write_resume_token(path: Path, token: str | None) -> None:
+    """Keep ``token`` in ``path`` (empty for none), readable by its owner only: the token takes
+    the bot's seat back, so another local user holding it could play in its place. Written to a
+    file beside it and renamed, so a crash never leaves half a token."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # mkstemp creates the file 0600 whatever the umask.
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(token or "")
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +150,7 @@ class BotClient:
         self.keepalive_s = keepalive_s
         """Over MQTT, the longest the client stays silent: a third of the server's limit, so a
         lost or late ping still leaves time for the next."""
-        self.resume_token: str | None = None
-        if resume_file is not None and resume_file.exists():
-            self.resume_token = resume_file.read_text(encoding="utf-8").strip() or None
+        self.resume_token = read_resume_token(resume_file) if resume_file is not None else None
         self.current_game = next(iter(self.bots))
         self.decisions = 0
         self.welcomes = 0
@@ -219,9 +286,16 @@ class BotClient:
 
     def _save_resume(self, token: str | None) -> None:
         self.resume_token = token
-        if self.resume_file is not None:
-            self.resume_file.parent.mkdir(parents=True, exist_ok=True)
-            self.resume_file.write_text(token or "", encoding="utf-8")
+        if self.resume_file is None:
+            return
+        try:
+            write_resume_token(self.resume_file, token)
+        except OSError as exc:
+            # The session itself is fine: only a restart of this process would miss the token,
+            # which is no reason to stop playing now.
+            self.log.error(
+                "resume_file_not_saved", file=str(self.resume_file), error=exc.strerror or str(exc)
+            )
 
     def _bot_for(self, game: str | None) -> Bot:
         if game is not None and game in self.bots:

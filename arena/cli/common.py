@@ -247,3 +247,14 @@ def interrupt_exits(record: Path | None) -> Iterator[None]:
     except KeyboardInterrupt:
         kept = f"; the record in {record}/ holds the games played" if record is not None else ""
         fail(f"interrupted{kept}", code=130)
+
+
+def log_level_option(value: str) -> str:
+    """Typer callback of a ``--log-level``: an unknown level is one line, before the command
+    does anything."""
+    from arena.logs import LogSetupError, check_log_level
+
+    try:
+        return check_log_level(value)
+    except LogSetupError as exc:
+        fail(f"--log-level: {exc}")

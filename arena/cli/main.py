@@ -11,7 +11,8 @@ from pathlib import Path
 
 import typer
 
-from arena.logs import configure_logging
+from arena.cli.common import fail, log_level_option
+from arena.logs import LOG_LEVELS, LogSetupError, configure_logging
 
 app = typer.Typer(
     help="Table-game bot arena: engines, referee, matches, benchmarks.",
@@ -24,10 +25,17 @@ bench_app = typer.Typer(help="Benchmarks, measured side by side in one run.", no
 
 @app.callback()
 def _logging(
-    log_level: str = typer.Option("warning", help="terminal log level (debug, info, warning)"),
+    log_level: str = typer.Option(
+        "warning",
+        callback=log_level_option,
+        help=f"terminal log level: {', '.join(LOG_LEVELS)}",
+    ),
     log_file: Path | None = typer.Option(None, help="also write JSON logs (all levels) here"),
 ) -> None:
-    configure_logging(log_level, log_file)
+    try:
+        configure_logging(log_level, log_file)
+    except LogSetupError as exc:
+        fail(f"--log-file: {exc}")
 
 
 app.add_typer(match_app, name="match")

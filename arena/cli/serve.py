@@ -10,7 +10,7 @@ from typing import TypeVar
 
 import typer
 
-from arena.cli.common import between, fail, print_json
+from arena.cli.common import between, fail, log_level_option, print_json
 from arena.errors import ArenaError, ServerLost
 from arena.transports.base import Seat
 
@@ -105,14 +105,21 @@ def serve(
     grace: float = typer.Option(
         300.0, help="seconds a shutdown waits for running tables (0: none, <0: for ever)"
     ),
-    log_level: str = typer.Option("info", help="console log level"),
+    log_level: str = typer.Option(
+        "info",
+        callback=log_level_option,
+        help="console log level: debug, info, warning, error or critical",
+    ),
     log_json: Path | None = typer.Option(None, help="also write JSON logs (all levels) here"),
 ) -> None:
     """Host tables for every game: bots connect and wait; `arena match … --server` seats them."""
-    from arena.logs import configure_logging
+    from arena.logs import LogSetupError, configure_logging
     from arena.server.app import ArenaServer, ServerConfig
 
-    configure_logging(log_level, log_json)
+    try:
+        configure_logging(log_level, log_json)
+    except LogSetupError as exc:
+        fail(f"--log-json: {exc}")
     if log_level.lower() != "debug":
         # The library logs every connection's opening and closing; the hub logs what matters.
         logging.getLogger("websockets").setLevel(logging.WARNING)

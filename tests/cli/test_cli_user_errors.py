@@ -38,3 +38,17 @@ def test_a_directory_is_not_a_record(command: str, tmp_path: Path) -> None:
     result = runner.invoke(app, [command, str(tmp_path)])
     assert result.exit_code == 2
     assert result.output.strip() == f"error: {tmp_path} is a directory, not a file"
+
+
+def test_arena_log_options_are_checked_in_one_line(tmp_path: Path) -> None:
+    loud = runner.invoke(app, ["--log-level", "loud", "protocol", "--help"])
+    assert loud.exit_code == 2
+    assert loud.output.strip() == (
+        "error: --log-level: unknown log level 'loud'; levels: debug, info, warning, error, "
+        "critical"
+    )
+    directory = runner.invoke(app, ["--log-file", str(tmp_path), "protocol", "--help"])
+    assert directory.exit_code == 2
+    assert directory.output.strip().startswith(
+        f"error: --log-file: cannot write JSON logs to {tmp_path}"
+    )
