@@ -46,6 +46,7 @@ from arena.matches.mahjong import MatchResult, MatchSpec, build_bots, play_match
 from arena.server.app import ArenaServer, ServerConfig
 from arena.server.remote import RemoteTableError, remote_seats, server_status
 from arena.transports.base import Seat
+from bots.mahjong.greedy import MAX_THINK_MS
 from protocol.messages import Action, Error, Event, Request
 
 LOOPBACK = "127.0.0.1"
@@ -433,8 +434,11 @@ def bench_network(
     known = bot_names("mahjong")
     if bot not in known:
         fail(f"--bot: no mahjong bot named {bot!r}; known: {', '.join(known)}")
-    if not math.isfinite(think_ms):
-        fail(f"--think-ms must be a finite number of milliseconds, got {think_ms}")
+    if not math.isfinite(think_ms) or not 0 <= think_ms <= MAX_THINK_MS:
+        fail(
+            f"--think-ms must be a number of milliseconds from 0 to {MAX_THINK_MS}, "
+            f"got {think_ms}"
+        )
     if think_ms and bot != "greedy":
         fail("--think-ms works with the greedy bot only")
 

@@ -20,6 +20,7 @@ from arena.cli.common import (
     output_directory,
     print_json,
     progress,
+    refuse_config_on_server,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.games.errors import RulesetError
@@ -99,19 +100,38 @@ def eval_cmd(
     )
 
 
-def load_bot_spec(text: str) -> tuple[str, dict[str, Any], str]:
+def is_config_file(text: str) -> bool:
+    """Whether ``--a``/``--b`` names a config file rather than a strategy (or, with --server, a
+    connected bot)."""
+    return Path(text).suffix == ".toml"
+
+
+def load_bot_spec(text: str, option: str) -> tuple[str, dict[str, Any], str]:
     """(strategy, config, display name) from a strategy name, or from a TOML file holding
-    ``strategy`` and the bot's config keys (named after the file)."""
-    path = Path(text)
-    if path.suffix != ".toml":
-        return text, {}, text
+    ``strategy`` and the bot's config keys (named after the file); checked by building the bot
+    once, so that a bad setting is refused before any game, naming ``option`` and the file."""
+    from bots.bulls_cows import GUESSERS, BotConfigError, build_bot
+
+    data: dict[str, Any] = {}
+    if not is_config_file(text):
+        strategy, name = text, text
+    else:
+        path = Path(text)
+        try:
+            named, data = read_config(path)
+        except RegistryConfigError as exc:
+            fail(f"{option}: {exc}")
+        if named is None:
+            fail(f'{option} {path}: needs strategy = "<one of {GUESSER_NAMES}>"')
+        strategy, name = named, path.stem
+    if strategy not in GUESSERS:
+        where = f"{option} {text}: " if is_config_file(text) else ""
+        fail(f"{where}unknown 1A2B bot {strategy!r}; known: {GUESSER_NAMES}")
     try:
-        strategy, data = read_config(path)
-    except RegistryConfigError as exc:
-        fail(str(exc))
-    if strategy is None:
-        fail(f'{path}: needs strategy = "<one of {GUESSER_NAMES}>"')
-    return strategy, data, path.stem
+        build_bot(strategy, name, data)
+    except BotConfigError as exc:
+        fail(f"{option} {text}: {exc}")
+    return strategy, data, name
 
 
 def match_cmd(
@@ -138,19 +158,19 @@ def match_cmd(
     """A 1A2B duel series through the referee, alternating who starts: in-process strategies,
     or with --server the two named bots connected to an arena server."""
     from arena.matches.bulls_cows import play_series
-    from bots.bulls_cows import GUESSERS, BotConfigError
+    from bots.bulls_cows import BotConfigError
 
     a_config: dict[str, Any] = {}
     b_config: dict[str, Any] = {}
     if server is not None:
+        for option, given in (("--a", a), ("--b", b)):
+            if is_config_file(given):
+                refuse_config_on_server(f"{option} {given}")
         a_strategy, a_name = a, a
         b_strategy, b_name = b, b
     else:
-        a_strategy, a_config, a_name = load_bot_spec(a)
-        b_strategy, b_config, b_name = load_bot_spec(b)
-        for strategy in (a_strategy, b_strategy):
-            if strategy not in GUESSERS:
-                fail(f"unknown 1A2B bot {strategy!r}; known: {GUESSER_NAMES}")
+        a_strategy, a_config, a_name = load_bot_spec(a, "--a")
+        b_strategy, b_config, b_name = load_bot_spec(b, "--b")
     if games < 1:
         fail("--games must be at least 1")
     if max_guesses < 1:

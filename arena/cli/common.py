@@ -258,3 +258,13 @@ def log_level_option(value: str) -> str:
         return check_log_level(value)
     except LogSetupError as exc:
         fail(f"--log-level: {exc}")
+
+
+def refuse_config_on_server(given: str) -> NoReturn:
+    """Stop at once when a strategy config comes with ``--server``: a bot on a server plays the
+    config it was started with, and a config path taken for a bot's name would only wait out
+    the start timeout in silence. ``given``: the option (and value) at fault."""
+    fail(
+        f"{given}: a strategy config is for in-process bots; with --server name bots connected "
+        "there, each started with its config (`bots run --config FILE`)"
+    )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import tomllib
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -25,18 +24,19 @@ from arena.cli.common import (
     output_directory,
     print_json,
     progress,
+    refuse_config_on_server,
     split_names,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.errors import ArenaError
 from arena.games.errors import GameError
 from arena.games.liars_dice import LiarsDiceRules, load_ruleset
-from arena.matches.liars_dice import MAX_SEATS, in_process_seats, run_table
+from arena.matches.liars_dice import MAX_SEATS, in_process_seats, run_table, table_names
 from arena.matches.liars_dice_series import run_match
 from arena.matches.stats import Interval
 from arena.referee import TimeControl
 from bots.liars_dice import PERSONALITIES, ConfigError, ModelError, load_model
-from bots.registry import UnknownBotError, make_bot
+from bots.registry import BotConfigError, UnknownBotError, config_for, make_bot
 
 DEADLINE_MS = 5000
 """A match's time per decision: the in-process strategies answer in microseconds."""
@@ -51,14 +51,15 @@ err = output_console(stderr=True)
 
 
 def bot_config(path: Path | None, bot: str) -> dict[str, Any]:
-    """The config of ``bot`` from ``path``, checked by building the bot once, so a bad name or
-    option is reported before any game starts."""
+    """The config of ``bot`` from ``path``, read as leagues and `bots run --config` read it
+    (`bots.registry.config_for`: a ``strategy`` key must name ``bot``), and checked by building
+    the bot once, so a bad name or option is reported before any game starts."""
     data: dict[str, Any] = {}
     if path is not None:
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            fail(f"cannot read bot config {path}: {exc}")
+            data = config_for(bot, path)
+        except BotConfigError as exc:
+            fail(str(exc))
     try:
         make_bot("liars_dice", bot, data)
     except (UnknownBotError, ConfigError) as exc:
@@ -176,7 +177,10 @@ def match_command(
     config_a: Path | None = typer.Option(None, "--config-a", help="first bot's config (TOML)"),
     config_b: Path | None = typer.Option(None, "--config-b", help="second bot's config (TOML)"),
     config: list[str] = typer.Option(
-        [], "--config", help="at a table: BOT=FILE, the config (TOML) of every copy of BOT"
+        [],
+        "--config",
+        help="at a table: BOT=FILE, the config (TOML) of every copy of BOT; BOT#1=FILE, "
+        "BOT#2=FILE … give the copies of a bot named twice a config each",
     ),
     record: Path | None = typer.Option(
         None, "--record", help="write the match as one JSONL record in this directory"
@@ -268,10 +272,7 @@ def _duel(
     if server is not None and a == b:
         fail("--a and --b must name two different bots on the server")
     if server is not None and (config_a or config_b):
-        fail(
-            "--config-a/--config-b configure in-process bots; with --server pass a config to "
-            "`bots run --config` instead"
-        )
+        refuse_config_on_server(f"--config-a {config_a}" if config_a else f"--config-b {config_b}")
     options_a, options_b = (
         ({}, {}) if server is not None else (bot_config(config_a, a), bot_config(config_b, b))
     )
@@ -335,14 +336,35 @@ def _duel(
 
 
 def table_configs(entries: list[str], names: list[str]) -> dict[str, dict[str, Any]]:
-    configs: dict[str, dict[str, Any]] = {}
+    """The configs of ``--config BOT=FILE``, by BOT: a strategy at the table (every copy of it
+    plays the file) or one copy of a strategy named twice, as `table_names` names it
+    (``bayes#2``); every bot is checked by building it once."""
+    copies = [copy for copy in table_names(names) if copy not in names]
+    files: dict[str, str] = {}
     for entry in entries:
         bot, sep, path = entry.partition("=")
         if not sep or not bot or not path:
             fail(f"--config takes BOT=FILE, got {entry!r}")
-        if bot not in names:
-            fail(f"--config {entry}: {bot!r} is not one of the bots at the table ({names})")
-        configs[bot] = bot_config(Path(path), bot)
+        if bot not in names and bot not in copies:
+            fail(
+                f"--config {entry}: {bot!r} is not one of the bots at the table "
+                f"({', '.join(dict.fromkeys(names + copies))})"
+            )
+        clash = [
+            given
+            for given in files
+            if given == bot or given.partition("#")[0] == bot or bot.partition("#")[0] == given
+        ]
+        if clash:
+            # A second file for the same bot would silently replace the first.
+            strategy = bot.partition("#")[0]
+            fail(
+                f"--config {bot}={path}: {clash[0]} already has a config ({files[clash[0]]}); "
+                f"for two configs of {strategy} at a table, give one to each copy: --config "
+                f"{strategy}#1=FILE --config {strategy}#2=FILE"
+            )
+        files[bot] = path
+    configs = {bot: bot_config(Path(path), bot.partition("#")[0]) for bot, path in files.items()}
     for name in names:
         if name not in configs:
             bot_config(None, name)
@@ -370,7 +392,7 @@ def _table(
             f"name {ruleset.players} bots or choose a ruleset for {len(names)}"
         )
     if server is not None and config:
-        fail("--config configures in-process bots; with --server use `bots run --config`")
+        refuse_config_on_server(f"--config {config[0]}")
     if server is not None and len(set(names)) != len(names):
         fail("--bots must name different bots on the server")
     configs = {} if server is not None else table_configs(config, names)

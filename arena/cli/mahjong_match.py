@@ -24,18 +24,20 @@ from arena.cli.common import (
     output_directory,
     print_json,
     progress_bar,
+    refuse_config_on_server,
     split_names,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
-from arena.games.mahjong.rules import MahjongRules, load_ruleset
+from arena.games.mahjong.rules import SEATS, MahjongRules, load_ruleset
 from arena.matches.mahjong import (
     HANDS_PER_ROUND,
     LAYOUTS,
     MATCH_HANDS,
     MatchResult,
     MatchSpec,
+    ProgramConfig,
     SeriesResult,
     build_bots,
     play_match,
@@ -45,7 +47,7 @@ from arena.matches.stats import Interval
 from arena.records import JsonlRecorder
 from arena.referee import DEFAULT_DEADLINE_MS, TimeBank, TimeControl
 from arena.transports.base import Seat
-from bots.registry import UnknownBotError
+from bots.registry import BotConfigError, UnknownBotError, config_for, make_bot
 
 out = output_console()
 err = output_console(stderr=True)
@@ -81,6 +83,9 @@ def _show(result: MatchResult, title: str) -> None:
     )
     for p in result.programs:
         out.print(f"{p.bot}: points 95% CI {_span(p.points_interval())}")
+    for p in result.programs:
+        if p.config is not None:
+            out.print(f"{p.bot}: {p.strategy} with config {p.config}")
     diff = result.difference_interval()
     if diff is not None:
         out.print(f"points difference A−B: {diff.estimate:+,.0f}, 95% CI {_span(diff)}")
@@ -103,7 +108,7 @@ def _match_ruleset(spec: str) -> MahjongRules:
     if path.suffix == ".toml" and path.is_file():
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError):
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             data = {"game": None}  # load_ruleset names the problem
         if "game" not in data:
             fail(
@@ -111,6 +116,91 @@ def _match_ruleset(spec: str) -> MahjongRules:
                 'game = "mahjong"; a bare scoring table is for arena mahjong score)'
             )
     return load_ruleset(spec)
+
+
+def _program_config(option: str, given: str, strategy: str, path: Path) -> ProgramConfig:
+    """A program's config from ``path``, read as leagues and `bots run --config` read it and
+    checked by building the bot once; an error names the option (``given``: with its value)."""
+    try:
+        settings = config_for(strategy, path)
+    except BotConfigError as exc:
+        fail(f"{option}: {exc}")
+    try:
+        make_bot("mahjong", strategy, settings)
+    except UnknownBotError as exc:
+        fail(str(exc))
+    except ValueError as exc:
+        fail(f"{given}: {exc}")
+    return ProgramConfig(str(path), settings)
+
+
+def _rotate_configs(names: tuple[str, ...], entries: list[str]) -> tuple[ProgramConfig | None, ...]:
+    """Each program's config from ``--config BOT=FILE``: BOT is a strategy of ``--bots`` (every
+    program of it) or ``STRATEGY-N``, the one program at place N of ``--bots`` (the name its
+    player has when a strategy is named twice)."""
+    chosen: dict[int, str] = {}
+    for entry in entries:
+        bot, sep, path = entry.partition("=")
+        if not sep or not bot or not path:
+            fail(f"--config takes BOT=FILE, got {entry!r}")
+        programs = [p for p, name in enumerate(names) if name == bot] or [
+            p for p, name in enumerate(names) if f"{name}-{p}" == bot
+        ]
+        if not programs:
+            fail(
+                f"--config {entry}: {bot!r} is not one of --bots {','.join(names)} (one program "
+                "of a strategy named twice is STRATEGY-N, N its place in --bots from 0)"
+            )
+        for p in programs:
+            if p in chosen:
+                # A second file would silently replace the first.
+                twice = names.count(names[p]) > 1
+                label = f"{names[p]}-{p}" if twice else names[p]
+                apart = (
+                    f"; to configure the programs of {names[p]} apart, name each as STRATEGY-N "
+                    f"(e.g. --config {label}=FILE)"
+                )
+                fail(
+                    f"--config: {label} is given two configs ({chosen[p]}, {entry}); a program "
+                    f"plays one config{apart if twice else ''}"
+                )
+            chosen[p] = entry
+    configs: list[ProgramConfig | None] = [None] * len(names)
+    for p, entry in chosen.items():
+        bot, _, path = entry.partition("=")
+        configs[p] = _program_config(f"--config {bot}", f"--config {entry}", names[p], Path(path))
+    return tuple(configs)
+
+
+def _configs(
+    names: tuple[str, ...],
+    layout: str,
+    config_a: Path | None,
+    config_b: Path | None,
+    entries: list[str],
+) -> tuple[ProgramConfig | None, ...]:
+    """Each program's config, as the layout takes them: ``--config-a``/``--config-b`` for the
+    two programs of the A/B layout (like a liar's dice duel), ``--config BOT=FILE`` for the four
+    of the rotate layout (like a liar's dice table)."""
+    if layout == "ab":
+        if entries:
+            fail(
+                "--config BOT=FILE is for --layout rotate; --layout ab takes --config-a/--config-b"
+            )
+        if len(names) != 2 or not (config_a or config_b):
+            return ()  # a wrong count is MatchSpec's error, with its hint
+        return tuple(
+            None if path is None else _program_config(option, f"{option} {path}", name, path)
+            for option, name, path in (
+                ("--config-a", names[0], config_a),
+                ("--config-b", names[1], config_b),
+            )
+        )
+    if config_a or config_b:
+        fail("--config-a/--config-b are for --layout ab; --layout rotate takes --config BOT=FILE")
+    if len(names) != SEATS or not entries:
+        return ()
+    return _rotate_configs(names, entries)
 
 
 async def _play_remote(
@@ -147,6 +237,18 @@ def match_mahjong(
     layout: str = typer.Option(
         "rotate", "--layout", help="rotate: four programs; ab: two programs, two copies each"
     ),
+    config_a: Path | None = typer.Option(
+        None, "--config-a", help="--layout ab: the first program's config (TOML), both copies"
+    ),
+    config_b: Path | None = typer.Option(
+        None, "--config-b", help="--layout ab: the second program's config (TOML), both copies"
+    ),
+    config: list[str] = typer.Option(
+        [],
+        "--config",
+        help="--layout rotate: BOT=FILE, the config (TOML) of every program of strategy BOT, or "
+        "of the one at place N of --bots (from 0) with BOT=STRATEGY-N",
+    ),
     matches: int = typer.Option(
         1, "--matches", callback=at_least(1), help="matches in the series (seeds SEED/0, …)"
     ),
@@ -163,12 +265,25 @@ def match_mahjong(
     server: str | None = typer.Option(None, "--server", callback=server_url, help=SERVER_HELP),
 ) -> None:
     """Play the competition mahjong match (seed 003 §4.1) between bots: in-process strategies,
-    or with --server the named bots connected to an arena server."""
+    or with --server the named bots connected to an arena server. A program given a config
+    (--config-a/--config-b, --config) is named after the file in the figures and records."""
     names = tuple(split_names(bots, "--bots"))
     if layout not in LAYOUTS:
         fail(f"--layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
     if server is not None and layout != "rotate":
         fail("--server plays the rotate layout: name four connected bots with --bots")
+    configured = [f"--config-a {config_a}"] if config_a else []
+    configured += [f"--config-b {config_b}"] if config_b else []
+    configured += [f"--config {entry}" for entry in config]
+    if server is not None and configured:
+        refuse_config_on_server(configured[0])
+    files = [name for name in names if name.endswith(".toml")]
+    if files and server is None:
+        fail(
+            f"--bots {files[0]}: --bots names strategies; give a config with --config-a/"
+            "--config-b (--layout ab) or --config STRATEGY=FILE (--layout rotate)"
+        )
+    configs = _configs(names, layout, config_a, config_b, config)
     output_directory(record, "--record")
     try:
         rules: MahjongRules = _match_ruleset(ruleset)
@@ -176,7 +291,9 @@ def match_mahjong(
         deadline = clock.deadline_ms
         base_seed = seed if seed is not None else MatchSeed.generate().hex()
         specs = [
-            MatchSpec(names, series_seed(base_seed, k, matches), games, rules, layout, deadline)
+            MatchSpec(
+                names, series_seed(base_seed, k, matches), games, rules, layout, deadline, configs
+            )
             for k in range(matches)
         ]
         if server is None:

@@ -74,6 +74,8 @@ def load_scoring_rules(spec: str) -> ScoreRuleset:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise RulesetError(f"{path}: not valid TOML: {exc}") from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RulesetError(f"cannot read ruleset {path}: {exc}") from exc
         if "game" not in data:
             table = data["scoring"] if set(data) == {"scoring"} else data
             if not isinstance(table, dict):

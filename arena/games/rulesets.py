@@ -36,7 +36,8 @@ def list_rulesets(game: str) -> list[str]:
     for path in sorted(RULESET_DIR.glob("*.toml")):
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError):
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            # One broken file must not hide the others (nor crash the error that lists them).
             continue
         if data.get("game") == game:
             names.append(path.stem)
@@ -69,6 +70,9 @@ def _ruleset_data(
     path = ruleset_path(game, name)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        # TOML is UTF-8 by definition: a file saved as UTF-16 or Big5 is named, not a traceback.
+        raise RulesetError(f"cannot read ruleset {path}: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(f"{path}: not valid TOML: {exc}") from exc
     if "game" not in data and game_key_required:

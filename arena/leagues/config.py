@@ -360,7 +360,7 @@ def load_league(path: Path, **overrides: Any) -> LeagueConfig:
     replace its keys before the check."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise LeagueConfigError(f"cannot read league config {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise LeagueConfigError(f"{path}: not valid TOML: {exc}") from None

@@ -273,7 +273,8 @@ def in_process_seats(
     strategies: Sequence[str], seed_text: str, configs: Mapping[str, Mapping[str, Any]]
 ) -> tuple[list[str], list[Seat]]:
     """Build the in-process bots of a table: the names (copies numbered, `table_names`) and their
-    seats; ``configs`` maps a strategy name to its options."""
+    seats; ``configs`` maps a strategy name to the options of every copy of it, or one copy's
+    name (``bayes#2``) to that copy's own."""
     from arena.transports.inprocess import InProcessSeat
 
     names = table_names(strategies)
@@ -282,7 +283,8 @@ def in_process_seats(
     # a seed of each bot's own (one holding another's could replay that bot's random choices).
     match_seed = MatchSeed.from_text(seed_text)
     for strategy, name in zip(strategies, names, strict=True):
-        bot = make_ld_bot(strategy, bot_options(match_seed, name, configs.get(strategy, {})))
+        config = configs.get(name, configs.get(strategy, {}))
+        bot = make_ld_bot(strategy, bot_options(match_seed, name, config))
         bot.name = name
         seats.append(InProcessSeat(bot))
     return names, seats

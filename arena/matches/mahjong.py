@@ -25,10 +25,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 from arena.dealing import MatchSeed
 from arena.games.mahjong.rules import SEATS, MahjongRules
+from arena.matches.bot_seeds import bot_options
 from arena.matches.stats import Interval, mean_interval, proportion_interval
 from arena.records import Recorder
 from arena.referee import (
@@ -63,8 +65,22 @@ def seating(layout: str, round_index: int) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
+class ProgramConfig:
+    """A program's strategy config: the file as given, which the figures show and whose stem
+    names the program's players, and the bot settings read from it."""
+
+    file: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return Path(self.file).stem
+
+
+@dataclass(frozen=True)
 class MatchSpec:
-    """What to play: the programs (bot strategy names), the hands, the seed and the rules."""
+    """What to play: the programs (bot strategy names, and each one's config if any), the
+    hands, the seed and the rules."""
 
     bots: tuple[str, ...]
     seed: str
@@ -72,6 +88,8 @@ class MatchSpec:
     rules: MahjongRules = field(default_factory=MahjongRules)
     layout: str = "rotate"
     deadline_ms: int = DEFAULT_DEADLINE_MS
+    configs: tuple[ProgramConfig | None, ...] = ()
+    """One per program (``None``: the strategy's defaults), or empty: no program has one."""
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -85,6 +103,21 @@ class MatchSpec:
             )
         if self.games < 1:
             raise ValueError(f"a match plays at least one hand, got {self.games}")
+        if self.configs and len(self.configs) != len(self.bots):
+            raise ValueError(f"{len(self.configs)} configs for {len(self.bots)} programs")
+
+    def config_of(self, program: int) -> ProgramConfig | None:
+        return self.configs[program] if self.configs else None
+
+    def program_name(self, program: int) -> str:
+        """A program's name: its config's (the file's stem, as a 1A2B match names a bot after
+        its config), else its strategy's."""
+        config = self.config_of(program)
+        return config.name if config is not None else self.bots[program]
+
+    def player_names(self) -> list[str]:
+        """The names of the four in-process players: ``<program name>-<player>``."""
+        return [f"{self.program_name(program)}-{p}" for p, program in enumerate(self.program_of)]
 
     @property
     def program_of(self) -> tuple[int, ...]:
@@ -102,6 +135,9 @@ class ProgramStats:
 
     bot: str
     copies: int
+    strategy: str = ""
+    config: str | None = None
+    """The config file the program played, as given (``None``: the strategy's defaults)."""
     hands: int = 0
     seat_counts: list[int] = field(default_factory=lambda: [0] * SEATS)
     """Hands played in each seat wind E, S, W, N (E = dealer), copies added."""
@@ -144,6 +180,7 @@ class ProgramStats:
     def to_json(self) -> dict[str, Any]:
         return {
             "bot": self.bot,
+            **self.config_json(),
             "copies": self.copies,
             "hands": self.hands,
             "seat_counts": list(self.seat_counts),
@@ -158,6 +195,11 @@ class ProgramStats:
             "penalties": self.penalties,
             "points_ci95": self.points_interval().to_json(1),
         }
+
+    def config_json(self) -> dict[str, Any]:
+        """The strategy and config file of a configured program (nothing for the others, whose
+        ``bot`` is their strategy or its players)."""
+        return {} if self.config is None else {"strategy": self.strategy, "config": self.config}
 
 
 @dataclass
@@ -237,22 +279,35 @@ def _tally(
 
 
 def build_bots(spec: MatchSpec, options: Mapping[str, Any] | None = None) -> list[Bot]:
-    """The four bot instances, named ``<strategy>-<player>``, each given ``options`` (unknown
-    names or options raise)."""
-    return [
-        make_bot("mahjong", spec.bots[program], options, name=f"{spec.bots[program]}-{player}")
-        for player, program in enumerate(spec.program_of)
-    ]
+    """The four bot instances, named as `MatchSpec.player_names`, each given ``options`` and its
+    program's config settings over them (unknown names or options raise)."""
+    seed = MatchSeed.from_text(spec.seed)
+    bots = []
+    for player, name in enumerate(spec.player_names()):
+        program = spec.program_of[player]
+        settings = dict(options or {})
+        config = spec.config_of(program)
+        if config is not None:
+            settings.update(config.settings)
+            if "seed" in config.settings:
+                # As in the other games (`bot_seeds`): a config's seed names a stream of the
+                # match seed, so the bot neither keeps one seed from match to match nor holds
+                # the match seed. Without one, a bot seeds itself from its name as before.
+                settings = bot_options(seed, name, settings)
+        bots.append(make_bot("mahjong", spec.bots[program], settings, name=name))
+    return bots
 
 
 def program_labels(spec: MatchSpec, players: Sequence[str]) -> list[str]:
-    """Each program's name in the figures and winners: its strategy name, unless two programs
-    share it (``--bots greedy,random,greedy,random``); then the names its players have in the
-    record headers (``greedy-0``, ``greedy-2``; an A/B pair of copies ``greedy-0+greedy-2``),
-    so that its rows and wins can be told apart and found in the record."""
+    """Each program's name in the figures and winners: `MatchSpec.program_name` (its strategy's,
+    or its config's), unless two programs share it (``--bots greedy,random,greedy,random``);
+    then the names its players have in the record headers (``greedy-0``, ``greedy-2``; an A/B
+    pair of copies ``greedy-0+greedy-2``), so that its rows and wins can be told apart and
+    found in the record."""
+    names = [spec.program_name(program) for program in range(len(spec.bots))]
     labels = []
-    for program, name in enumerate(spec.bots):
-        if spec.bots.count(name) == 1:
+    for program, name in enumerate(names):
+        if names.count(name) == 1:
             labels.append(name)
         else:
             own = [players[p] for p, owner in enumerate(spec.program_of) if owner == program]
@@ -289,13 +344,18 @@ async def play_match(
     if len(seats) != SEATS:
         raise ValueError(f"a mahjong match seats {SEATS} bots, got {len(seats)}")
     copies = 1 if spec.layout == "rotate" else 2
-    result = MatchResult(
-        spec=spec,
-        programs=[
-            ProgramStats(bot=label, copies=copies) for label in program_labels(spec, players)
-        ],
-        seed_hex=seed.hex(),
-    )
+    programs = []
+    for program, label in enumerate(program_labels(spec, players)):
+        config = spec.config_of(program)
+        programs.append(
+            ProgramStats(
+                bot=label,
+                copies=copies,
+                strategy=spec.bots[program],
+                config=None if config is None else config.file,
+            )
+        )
+    result = MatchResult(spec=spec, programs=programs, seed_hex=seed.hex())
     totals = [0] * SEATS
     rules = spec.rules.to_mapping()
     first_seating = seating(spec.layout, 0)
@@ -378,6 +438,7 @@ class SeriesResult:
             programs.append(
                 {
                     "bot": stats.bot,
+                    **stats.config_json(),
                     "points": int(sum(per_match)),
                     "discard_wins": sum(m.programs[i].discard_wins for m in self.matches),
                     "self_draws": sum(m.programs[i].self_draws for m in self.matches),

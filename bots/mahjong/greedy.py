@@ -11,16 +11,17 @@
 
 No defence, no Tai chasing: the floor every strategy must beat.
 
-Option ``think_ms`` (default 0): spend that much CPU time on every decision before answering,
-the same decisions otherwise. It stands in for a strategy that thinks longer when measuring what
-a transport costs (`arena bench network --think-ms`); it never changes a result.
+Option ``think_ms`` (default 0, at most 60 000): spend that much CPU time on every decision
+before answering, the same decisions otherwise. It stands in for a strategy that thinks longer
+when measuring what a transport costs (`arena bench network --think-ms`); it never changes a
+result.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from arena.games.mahjong.deficiency import deficiency, useful_tiles
 from bots.base import Bot
@@ -131,6 +132,10 @@ def _claim(view: TableView, legal: Sequence[str]) -> str:
 
 _TILE_TEXT = {index: text for text, index in TILE_INDEX.items()}
 
+MAX_THINK_MS: Final = 60_000
+"""The most ``think_ms`` may ask. The thinking is a busy loop that holds the event loop, so an
+in-process referee's deadline cannot interrupt it: an unbounded value would hang the match."""
+
 
 class GreedyBot(Bot):
     """`choose` as a bot."""
@@ -143,8 +148,16 @@ class GreedyBot(Bot):
         think_ms = options.pop("think_ms", 0)
         if options:
             raise ValueError(f"the greedy mahjong bot takes only think_ms, got {sorted(options)}")
-        if isinstance(think_ms, bool) or not isinstance(think_ms, int | float) or think_ms < 0:
-            raise ValueError(f"think_ms must be a number of milliseconds ≥ 0, got {think_ms!r}")
+        if (
+            isinstance(think_ms, bool)
+            or not isinstance(think_ms, int | float)
+            # Also refuses inf and nan (nan compares false with both bounds).
+            or not 0 <= think_ms <= MAX_THINK_MS
+        ):
+            raise ValueError(
+                f"think_ms must be a number of milliseconds from 0 to {MAX_THINK_MS}, "
+                f"got {think_ms!r}"
+            )
         self.think_s = float(think_ms) / 1000.0
 
     async def act(self, request: Request) -> str:

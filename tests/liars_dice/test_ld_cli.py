@@ -26,7 +26,7 @@ def _config(tmp_path: Path, text: str) -> str:
     [
         ('guess = "oddz"\n', "'guess' must be one of"),
         ('guess = "odds"\npsychology = 2\n', "'psychology' must be between 0 and 1"),
-        ("guess = [\n", "cannot read bot config"),
+        ("guess = [\n", "not valid TOML"),
     ],
 )
 def test_a_bad_config_is_refused_before_the_games(
