@@ -436,8 +436,7 @@ def bench_network(
         fail(f"--bot: no mahjong bot named {bot!r}; known: {', '.join(known)}")
     if not math.isfinite(think_ms) or not 0 <= think_ms <= MAX_THINK_MS:
         fail(
-            f"--think-ms must be a number of milliseconds from 0 to {MAX_THINK_MS}, "
-            f"got {think_ms}"
+            f"--think-ms must be a number of milliseconds from 0 to {MAX_THINK_MS}, got {think_ms}"
         )
     if think_ms and bot != "greedy":
         fail("--think-ms works with the greedy bot only")
