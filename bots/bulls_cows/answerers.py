@@ -18,8 +18,10 @@ from bots.bulls_cows.guessers import History, IntArray, consistent
 class Answerer(ABC):
     name: str = ""
 
-    def new_game(self, space: CodeSpace) -> None:
-        """A game starts; an answerer with a secret chooses it now."""
+    def new_game(self, space: CodeSpace, answered: History | None = None) -> None:
+        """A game starts; an answerer with a secret chooses it now. ``answered``: the answers
+        this seat already gave in the game, when it joins it late (a bot process restarted
+        mid-game): the secret must agree with them."""
         return None
 
     @abstractmethod
@@ -40,8 +42,15 @@ class FixedAnswerer(Answerer):
         self.stream = stream
         self.secret: str | None = None
 
-    def new_game(self, space: CodeSpace) -> None:
-        self.secret = draw_code(self.stream, space.alphabet, space.digits)
+    def new_game(self, space: CodeSpace, answered: History | None = None) -> None:
+        if not answered:
+            self.secret = draw_code(self.stream, space.alphabet, space.digits)
+            return
+        # The answers already given are part of the game: a secret drawn afresh would likely
+        # contradict one, and the reveal would then be refused. Any code they allow is as
+        # likely to have been the secret as any other.
+        remaining = consistent(space, answered)
+        self.secret = space.codes[int(remaining[self.stream.randbelow(int(remaining.size))])]
 
     def _secret_index(self, space: CodeSpace) -> int:
         if self.secret is None or self.secret not in space.index:

@@ -58,7 +58,8 @@ class BullsCowsBot(Bot):
             # The first answer of a game: whatever came before belonged to another game.
             self._needs_secret = True
         if self._needs_secret:
-            self.answerer.new_game(space)
+            # ``answered`` is empty unless this bot joined the game late (restarted and resumed).
+            self.answerer.new_game(space, answered)
             self._needs_secret = False
         if observation.phase == "answer":
             if observation.pending_guess is None:
