@@ -204,11 +204,9 @@ def score_cmd(
     prevailing: int | None = (
         None if round_wind is None else _option("--round-wind", parse_wind, round_wind)
     )
-    loaded: ScoreRuleset = (
-        ScoreRuleset(ScoringRules())
-        if ruleset is None
-        else _option("--ruleset", load_scoring_rules, ruleset)
-    )
+    # The default is the competition ruleset as a whole, not its scoring alone: its table
+    # rules decide which wins exist (no win on an open kong's replacement).
+    loaded: ScoreRuleset = _option("--ruleset", load_scoring_rules, ruleset or "competition")
     rules = loaded.scoring
     try:
         to_counts([*concealed, win, *(t for m in melds for t in m.tiles)])
