@@ -103,12 +103,34 @@ def _show_matches(game: str, outcomes: list[MatchOutcome]) -> None:
     out.print(table)
 
 
+def _seed_shown(config: LeagueConfig, run: LeagueRun) -> str | None:
+    """The league seed, or `None` while a secret one must stay hidden: standings shown before
+    the last match is played would otherwise give away the deals of the matches to come."""
+    return config.league_seed if run.complete or not config.secret_seed else None
+
+
+def _seed_commitment(config: LeagueConfig) -> str | None:
+    from arena.dealing import MatchSeed
+
+    return MatchSeed.from_hex(config.league_seed).commitment() if config.secret_seed else None
+
+
+def _seed_text(config: LeagueConfig, run: LeagueRun) -> str:
+    shown = _seed_shown(config, run)
+    if shown is not None:
+        return f"seed {shown!r}"
+    commitment = _seed_commitment(config)
+    assert commitment is not None
+    return f"secret seed, commitment {commitment[:12]}…"
+
+
 def _to_json(config: LeagueConfig, run: LeagueRun, db: Path) -> dict[str, object]:
     table = standings(config.game, run.outcomes, config.bot_names)
     return {
         "league": config.name,
         "game": config.game,
-        "seed": config.league_seed,
+        "seed": _seed_shown(config, run),
+        "seed_commitment": _seed_commitment(config),
         "games_per_match": config.games_per_match,
         "db": str(db),
         "league_id": run.league.id,
@@ -203,7 +225,7 @@ def _report(config: LeagueConfig, run: LeagueRun, db: Path) -> None:
         return
     title = (
         f"league {config.name!r} ({config.game}, {config.games_per_match} games a match, "
-        f"seed {config.league_seed!r}): {len(run.outcomes)}/{len(run.plans)} matches"
+        f"{_seed_text(config, run)}): {len(run.outcomes)}/{len(run.plans)} matches"
     )
     _show_standings(config.game, standings(config.game, run.outcomes, config.bot_names), title)
     _show_matches(config.game, run.outcomes)

@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -136,7 +136,7 @@ class LeagueConfig(BaseModel):
                     "strategy and config belong to `bots run` (found on: "
                     f"{', '.join(configured)})"
                 )
-            if not _SECRET_SEED.fullmatch(self.league_seed):
+            if not self.secret_seed:
                 raise ValueError(
                     'a league on a server needs a secret seed of 64 hex digits (seed = "…" or '
                     "--seed; e.g. from `python -c 'import secrets; print(secrets.token_hex(32))'`"
@@ -158,6 +158,24 @@ class LeagueConfig(BaseModel):
     @property
     def league_seed(self) -> str:
         return self.seed if self.seed is not None else self.name
+
+    @property
+    def secret_seed(self) -> bool:
+        """Whether the league seed is a raw secret (64 hex digits), as a league on a server must
+        have: then it is never shown before the league is over, and no match seed reveals it."""
+        return _SECRET_SEED.fullmatch(self.league_seed) is not None
+
+    def match_seed(self, bots: Sequence[str]) -> str:
+        """The seed of the match of ``bots``: ``<league seed>/<A> vs <B>`` for a text seed (public
+        anyway); for a secret one, a secret of the match's own derived from it (64 hex digits),
+        since a match reveals its seed when it ends, and a seed that held the league's would give
+        away every deal of the matches still to come."""
+        key = " vs ".join(bots)
+        if not self.secret_seed:
+            return f"{self.league_seed}/{key}"
+        from arena.dealing import MatchSeed
+
+        return MatchSeed.from_hex(self.league_seed).derive("league-match", key).hex()
 
     @property
     def mahjong_layout(self) -> str:
@@ -184,6 +202,10 @@ class LeagueConfig(BaseModel):
         )
         if self.bank_ms is None:
             del data["bank_ms"]  # leagues stored before the key existed keep their fingerprint
+        if self.secret_seed:
+            # Its match seeds were once the league seed plus the bots: a league stored then is
+            # another league (other games), never resumed as this one.
+            data["match_seeds"] = "derived"
         # What the files say, not their paths: an edited bot config or ruleset is a new league.
         data["bots"] = [[entry.name, *bot_options(entry)] for entry in self.bots]
         rules = self.load_rules()

@@ -46,10 +46,7 @@ def plan_matches(config: LeagueConfig) -> list[MatchPlan]:
     order the bots are listed."""
     size = 4 if config.game == "mahjong" and config.mahjong_layout == "rotate" else 2
     groups = itertools.combinations(config.bot_names, size)
-    return [
-        MatchPlan(index, group, f"{config.league_seed}/{' vs '.join(group)}")
-        for index, group in enumerate(groups)
-    ]
+    return [MatchPlan(index, group, config.match_seed(group)) for index, group in enumerate(groups)]
 
 
 FINGERPRINT_CHARS = 8
