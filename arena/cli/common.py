@@ -168,7 +168,8 @@ def match_recorder(
 ) -> Iterator[JsonlRecorder | None]:
     """A fresh JSONL record ``DIRECTORY/PREFIX-SEED.jsonl`` for one match (`record_path`;
     replaced if it exists: the same seed plays the same games), or ``None`` without a
-    directory. Its path, and how to replay it, is printed on ``console`` when it closes."""
+    directory. Its path, and how to replay it, is printed on ``console`` when it closes; a
+    match that wrote nothing (a table on a server that never opened) leaves no file."""
     if directory is None:
         yield None
         return
@@ -179,7 +180,12 @@ def match_recorder(
         yield recorder
     finally:
         recorder.close()
-        console.print(f"record: {path} (arena replay {path} --game {first_game})", soft_wrap=True)
+        if path.stat().st_size == 0:
+            path.unlink()
+        else:
+            console.print(
+                f"record: {path} (arena replay {path} --game {first_game})", soft_wrap=True
+            )
 
 
 def fresh_seed(seed: str | None) -> str:

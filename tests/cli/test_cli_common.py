@@ -12,6 +12,7 @@ import pytest
 from arena.cli.common import (
     PIPED_WIDTH,
     finite_json,
+    match_recorder,
     output_console,
     print_json,
     record_path,
@@ -147,3 +148,21 @@ def test_logs_go_to_the_current_stderr_after_the_old_one_is_closed(
     err = capsys.readouterr().err
     configure_logging("warning")
     assert "after the capture closed" in err and "Logging error" not in err
+
+
+def test_a_match_that_wrote_nothing_leaves_no_record_and_names_none(tmp_path: Path) -> None:
+    """A table on a server that never opened: no empty file announced as a record to replay."""
+    import io
+
+    from rich.console import Console
+
+    said = io.StringIO()
+    console = Console(file=said, width=200)
+    with match_recorder(tmp_path, "liars-dice-duel", "s", console) as recorder:
+        assert recorder is not None
+    assert list(tmp_path.iterdir()) == [] and said.getvalue() == ""
+    with match_recorder(tmp_path, "liars-dice-duel", "s", console) as recorder:
+        assert recorder is not None
+        recorder.write({"type": "header"})
+    (written,) = tmp_path.iterdir()
+    assert said.getvalue().startswith(f"record: {written} (arena replay {written} --game g0)")
