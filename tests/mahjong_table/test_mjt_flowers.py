@@ -210,6 +210,22 @@ def test_seven_flowers_take_the_eighth_the_dealer_draws() -> None:
     assert win.payments == [-5500, 0, 5500, 0]
 
 
+def test_the_seventh_flower_takes_an_eighth_already_face_up() -> None:
+    # Seat 1 exposes 8f in round one, seat 2 1f-6f; seat 2's first replacement is 7f, exposed
+    # in round two: seven before seat 2 and the eighth before seat 1, so 七搶一 for seat 2, on
+    # seat 1's 8f, paid by seat 1 alone (before, nobody won and the hand played on).
+    wall = build_flower_wall(
+        [SEAT1, "8f9m789p12345678s567z", "123456f6688m99p2233s", SEAT3], tail="1p7f23456p"
+    )
+    game = game_on(wall, FLOWER_RULES)
+    events = drained(game)
+    assert flower_events(events)[-1] == (2, "7f")
+    win = the_win(events)
+    assert (win.seat, win.how, win.tile, win.from_seat, win.tai) == (2, "rob_flower", "8f", 1, 8)
+    assert win.payments == [0, -5000, 5000, 0]
+    assert game.is_over()
+
+
 @pytest.mark.parametrize("per_seat", [False, True])
 def test_random_playouts_lose_no_tile_and_keep_flowers_out_of_hands(per_seat: bool) -> None:
     rules = FLOWER_RULES.to_mapping() | {"per_seat_draws": per_seat}

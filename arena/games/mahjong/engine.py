@@ -274,6 +274,14 @@ class MahjongGame(Game[MahjongAction]):
                 if len(s.flowers[other]) == NUM_FLOWERS - 1:
                     self._finish([score_flowers(s, other, flower, seat)])
                     return True
+        if held == NUM_FLOWERS - 1:
+            # The seventh, the eighth being face up already before another seat: this seat
+            # holds seven and another the one, as above, only in the other order.
+            for step in (1, 2, 3):
+                other = (seat + step) % SEATS
+                if len(s.flowers[other]) == 1:
+                    self._finish([score_flowers(s, seat, s.flowers[other][0], other)])
+                    return True
         return False
 
     def _announce_draw(self, seat: int, tile: int, replacement: bool) -> None:

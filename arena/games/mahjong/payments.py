@@ -98,7 +98,8 @@ def score_win(
 
 def score_flowers(state: HandState, seat: int, flower: int, from_seat: int | None) -> ScoredWin:
     """Score ``seat``'s win of flowers on ``flower``: 八仙過海 when ``from_seat`` is None (the
-    seat exposed its eighth), else 七搶一 (``from_seat`` exposed the eighth and pays alone)."""
+    seat exposed its eighth), else 七搶一 (``from_seat`` holds the eighth, ``flower``, and pays
+    alone)."""
     how: WinHow = TSUMO_WIN if from_seat is None else ROB_FLOWER_WIN
     dealer = seat == state.dealer
     held = tuple(state.flowers[seat])
