@@ -83,7 +83,57 @@ class JsonlRecorder(Recorder):
         self._file.close()
 
 
+MAX_DEPTH = 64
+"""How deeply a record line may nest objects and lists. The referee's lines nest a few levels
+(a result's detail, an event's payload); a deeper line is no record, and refusing it while
+reading keeps every later check (strict comparisons recurse) clear of Python's recursion limit."""
+
+
+class _NotRecordJson(ValueError):
+    """Valid enough for Python's json, not for a record: a repeated key, NaN or Infinity."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # A repeated key would let two readers of one line see different values (json keeps the
+    # last one); the referee never writes one.
+    value: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in value:
+            raise _NotRecordJson(f"the key {key!r} twice in one object")
+        value[key] = item
+    return value
+
+
+def _constant(name: str) -> Any:
+    raise _NotRecordJson(f"{name} is not a JSON number")
+
+
+def _depth(value: Any) -> int:
+    """The nesting depth of a parsed line, without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _parse(text: str) -> Any:
+    try:
+        value = json.loads(text, object_pairs_hook=_object, parse_constant=_constant)
+    except RecursionError:
+        raise _NotRecordJson("nested too deeply") from None
+    if _depth(value) > MAX_DEPTH:
+        raise _NotRecordJson("nested too deeply")
+    return value
+
+
 def read_lines(path: Path) -> list[dict[str, Any]]:
+    """Every non-blank line of a record, each with its line number under ``_line``; a line that
+    is not a JSON object with a string ``type`` is an error naming the file and line."""
     lines: list[dict[str, Any]] = []
     try:
         with path.open(encoding="utf-8") as handle:
@@ -96,11 +146,15 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
         if not text.strip():
             continue
         try:
-            value = json.loads(text)
-        except ValueError as exc:
+            value = _parse(text)
+        except ValueError as exc:  # _NotRecordJson too
             raise RecordError(f"{path}:{number}: not JSON ({exc})") from None
-        if not isinstance(value, dict) or "type" not in value:
+        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
             raise RecordError(f"{path}:{number}: a record line is an object with a 'type'")
+        if "_line" in value:
+            # The readers keep the line number under this key; a line carrying it would pass
+            # off another number as its own.
+            raise RecordError(f"{path}:{number}: the key '_line' is not part of a record")
         value["_line"] = number
         lines.append(value)
     return lines

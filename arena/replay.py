@@ -7,26 +7,35 @@ secrets were the ones the seed commits to; the first difference is named by its 
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from arena.dealing import DEALING_VERSION, DealingError, verify_commitment
-from arena.games.base import Game, GameResult
+from arena.dealing import DEALING_VERSION, DealingError, MatchSeed, verify_commitment
+from arena.games.base import Game, GameResult, GameSpec
 from arena.games.errors import GameError
-from arena.games.registry import get_spec
+from arena.games.registry import canonical_name, get_spec
 from arena.records import (
     READABLE_RECORD_VERSIONS,
-    RECORD_VERSION,
-    MatchLines,
     RecordError,
     read_lines,
     split_matches,
 )
-from arena.referee import match_id_for, seat_order
+from arena.referee import match_id_for
+from arena.replay_checks import (
+    DECISION,
+    FAILURE,
+    FALLBACK,
+    GAME_REVEAL,
+    HEADER,
+    LineProblem,
+    check_shape,
+    differences,
+    same,
+)
+from arena.replay_match import MatchCheck, check_match, unframed_matches
 from protocol.games.common import GameEnd
 
 
@@ -64,163 +73,270 @@ def replay_game(
     *,
     framed: bool = False,
 ) -> GameCheck:
-    """Re-run one game's lines through its engine; collect every mismatch.
+    """Re-run one game's lines through its engine; collect the first mismatch.
 
     The seed comes from the game's own ``reveal`` line (record version 1, or a game played on
     its own) or from its match's (``match_reveal``, version 2). A game outside a match frame
     (``framed`` false) must not carry the id of the match its seed would make: a record whose
-    frame was cut away could otherwise drop or reorder the match's games unnoticed.
+    frame was cut away could otherwise drop or reorder the match's games unnoticed (the other
+    signs of a cut frame are `check_record`'s, across the record's games).
     """
     header = lines[0]
     check = GameCheck(game=str(header.get("game")), game_kind=str(header.get("game_kind")))
-    if header.get("record_version") not in READABLE_RECORD_VERSIONS:
-        check.problems.append(
-            f"line {header['_line']}: record version {header.get('record_version')!r}, "
-            f"this arena reads {', '.join(map(str, READABLE_RECORD_VERSIONS))}"
-        )
-        return check
-    if header.get("dealing_version") != DEALING_VERSION:
-        check.problems.append(
-            f"line {header['_line']}: dealing version {header.get('dealing_version')!r}, "
-            f"this arena derives {DEALING_VERSION!r}"
-        )
-        return check
-    reveal = next((line for line in lines if line["type"] == "reveal"), match_reveal)
-    if reveal is None:
-        check.problems.append("no reveal line: the seed was never published")
-        return check
     try:
-        seed = verify_commitment(str(header.get("seed_commitment")), str(reveal["seed"]))
-    except DealingError as exc:
-        check.problems.append(
-            f"line {reveal['_line']}: {exc} (commitment in the header, line {header['_line']})"
+        seed, spec = _game_seed(lines, match_reveal, framed=framed)
+        if on_step is not None:
+            players = ", ".join(f"{seat}={name}" for seat, name in enumerate(header["players"]))
+            on_step(
+                Step(
+                    header["_line"],
+                    "header",
+                    f"{check.game_kind} game {check.game} of match {header['match']}: "
+                    f"{players}; deal {header['deal']}",
+                )
+            )
+        _Replay(lines, spec, seed, check, on_step).run()
+    except LineProblem as exc:
+        check.problems.append(str(exc))
+    return check
+
+
+def _game_seed(
+    lines: list[dict[str, Any]], match_reveal: dict[str, Any] | None, *, framed: bool
+) -> tuple[MatchSeed, GameSpec]:
+    """The game's seed, checked against its header's commitment, and its game's spec; a
+    `LineProblem` when the header or the reveal is not what the referee writes."""
+    header = lines[0]
+    at = f"line {header['_line']}"
+    check_shape(header, HEADER)
+    if header["record_version"] not in READABLE_RECORD_VERSIONS:
+        raise LineProblem(
+            f"{at}: record version {header['record_version']!r}, this arena reads "
+            f"{', '.join(map(str, READABLE_RECORD_VERSIONS))}"
         )
-        return check
-    # Version 1 had no frames (and 1A2B ids of this form already), so the check starts at 2.
+    if header["dealing_version"] != DEALING_VERSION:
+        raise LineProblem(
+            f"{at}: dealing version {header['dealing_version']!r}, this arena derives "
+            f"{DEALING_VERSION!r}"
+        )
+    try:
+        kind = canonical_name(header["game_kind"])
+    except GameError as exc:
+        raise LineProblem(f"{at}: {exc}") from None
+    if kind != header["game_kind"]:
+        raise LineProblem(f"{at}: game kind {header['game_kind']!r}; the referee writes {kind!r}")
+    own = [line for line in lines if line["type"] == "reveal"]
+    if framed and own:
+        raise LineProblem(
+            f"line {own[0]['_line']}: a game's own reveal inside a match frame (a match reveals "
+            "its seed once, after its last game)"
+        )
+    reveal = own[0] if own else match_reveal
+    if reveal is None:
+        raise LineProblem("no reveal line: the seed was never published")
+    # The rest of a match's reveal line is the match check's; its seed is every game's.
+    seed_line: dict[str, Any] = {k: reveal[k] for k in ("type", "_line", "seed") if k in reveal}
+    check_shape(seed_line if framed else reveal, GAME_REVEAL)
+    try:
+        seed = verify_commitment(header["seed_commitment"], reveal["seed"])
+    except DealingError as exc:
+        raise LineProblem(
+            f"line {reveal['_line']}: {exc} (commitment in the header, {at})"
+        ) from None
+    # Only a match frame gives a game this id, but version 1 1A2B records (no frames) had it.
     if (
         not framed
-        and header.get("record_version") != 1
-        and header.get("match") == match_id_for(check.game_kind, seed)
+        and header["match"] == match_id_for(kind, seed)
+        and (header["record_version"], kind) != (1, "bulls_cows")
     ):
-        check.problems.append(
-            f"line {header['_line']}: game of match {header.get('match')} recorded without its "
-            "match frame (match line and final reveal)"
+        raise LineProblem(
+            f"{at}: game of match {header['match']} recorded without its match frame (match "
+            "line and final reveal)"
         )
-    spec = get_spec(check.game_kind)
-    if on_step is not None:
-        players = ", ".join(f"{seat}={name}" for seat, name in enumerate(header.get("players", [])))
-        on_step(
-            Step(
-                header["_line"],
-                "header",
-                f"{check.game_kind} game {check.game} of match {header.get('match')}: {players}; "
-                f"deal {header.get('deal')}",
+    return seed, get_spec(kind)
+
+
+class _Replay:
+    """One game's lines after its header, re-applied to the engine line by line; the first
+    line that differs from what the referee would have written raises `LineProblem`."""
+
+    def __init__(
+        self,
+        lines: list[dict[str, Any]],
+        spec: GameSpec,
+        seed: MatchSeed,
+        check: GameCheck,
+        on_step: Callable[[Step], None] | None,
+    ) -> None:
+        header = lines[0]
+        self.lines = lines
+        self.spec = spec
+        self.check = check
+        self.on_step = on_step
+        try:
+            self.game = spec.new_game(header["rules"], seed, header["deal"])
+        except GameError as exc:
+            raise LineProblem(f"line {header['_line']}: cannot rebuild the game: {exc}") from None
+        seats = self.game.num_seats
+        if len(header["players"]) != seats:
+            raise LineProblem(
+                f"line {header['_line']}: {len(header['players'])} players for a game of "
+                f"{seats} seats"
             )
-        )
-    try:
-        game = spec.new_game(header.get("rules", {}), seed, header.get("deal", {}))
-    except GameError as exc:
-        check.problems.append(f"line {header['_line']}: cannot rebuild the game: {exc}")
-        return check
-    pending: list[dict[str, Any]] = []
+        self.pending: list[dict[str, Any]] = []
+        self.fallbacks = [0] * seats
+        self.failures = [0] * seats
+        """Failed answers of each seat since its last decision."""
+        self.last_seq = [0] * seats
+        self.result: dict[str, Any] | None = None
+        self.revealed = False
 
-    def expected_events() -> Iterator[dict[str, Any]]:
-        for event in game.drain_events():
-            yield {
-                "type": "event",
-                "to": None if event.to is None else sorted(event.to),
-                "payload": event.payload.model_dump(mode="json"),
-            }
+    def step(self, number: int, kind: str, text: str) -> None:
+        if self.on_step is not None:
+            self.on_step(Step(number, kind, text))
 
-    pending.extend(expected_events())
-    result_line: dict[str, Any] | None = None
-    fallbacks = [0] * game.num_seats
-    failures = [0] * game.num_seats
-    """Failed answers of each seat since its last decision."""
-    for line in lines[1:]:
-        kind = line["type"]
+    def drain(self) -> None:
+        for event in self.game.drain_events():
+            self.pending.append(
+                {
+                    "type": "event",
+                    "to": None if event.to is None else sorted(event.to),
+                    "payload": event.payload.model_dump(mode="json"),
+                }
+            )
+
+    def run(self) -> None:
+        self.drain()
+        for line in self.lines[1:]:
+            kind = line["type"]
+            number = line["_line"]
+            if self.revealed:
+                raise LineProblem(f"line {number}: {kind!r} line after the game's reveal")
+            if self.result is not None and kind != "reveal":
+                raise LineProblem(f"line {number}: {kind!r} line after the game's result")
+            handler = {
+                "event": self.event,
+                "decision": self.decision,
+                "failure": self.failure,
+                "result": self.result_line,
+                "reveal": self.reveal,
+            }.get(kind)
+            if handler is None:
+                raise LineProblem(f"line {number}: unknown line type {kind!r}")
+            handler(line)
+        if self.result is None:
+            state = "the game is over" if self.game.is_over() else "the game is not over"
+            raise LineProblem(
+                f"no result line after line {self.lines[-1]['_line']}: the record of this game "
+                f"stops short ({state})"
+            )
+
+    def seat_of(self, line: Mapping[str, Any]) -> int:
+        seat: int = line["seat"]
+        if not 0 <= seat < self.game.num_seats:
+            raise LineProblem(
+                f"line {line['_line']}: seat {seat} is not a seat of this "
+                f"{self.game.num_seats}-player game"
+            )
+        return seat
+
+    def event(self, line: dict[str, Any]) -> None:
         number = line["_line"]
-        if result_line is not None and kind != "reveal":
-            check.problems.append(f"line {number}: {kind!r} line after the game's result")
-            break
-        if kind == "event":
-            if not pending:
-                check.problems.append(f"line {number}: event the engine did not produce")
-                break
-            wanted = pending.pop(0)
-            if wanted != _strip(line):
-                check.problems.append(
-                    f"line {number}: recorded event differs from the replay: "
-                    f"recorded {_strip(line)['payload']}, replay {wanted['payload']}"
-                )
-                break
-            if on_step is not None:
-                audience = (
-                    "all"
-                    if line["to"] is None
-                    else ("seat " if len(line["to"]) == 1 else "seats ")
-                    + ",".join(str(seat) for seat in line["to"])
-                )
-                shown = _describe(line["payload"], spec.render_event)
-                on_step(Step(number, "event", f"[{audience}] {shown}"))
-        elif kind == "decision":
-            if pending:
-                check.problems.append(
-                    f"line {number}: decision before the recorded event "
-                    f"{pending[0]['payload']} (missing from the record)"
-                )
-                break
-            seat = int(line["seat"])
-            problem = _fallback_problem(game, seat, line, failures[seat])
-            if problem is not None:
-                check.problems.append(f"line {number}: {problem}")
-                break
-            try:
-                game.apply(seat, game.parse_action(str(line["action"])))
-            except GameError as exc:
-                check.problems.append(f"line {number}: seat {seat} {line['action']!r}: {exc}")
-                break
-            check.steps += 1
-            fallbacks[seat] += bool(line.get("fallback"))
-            failures[seat] = 0
-            pending.extend(expected_events())
-            if on_step is not None:
-                tag = " (fallback)" if line.get("fallback") else ""
-                on_step(Step(number, "decision", f"seat {seat}: {line['action']}{tag}"))
-        elif kind == "failure":
-            seat = int(line["seat"])
-            if game.is_over() or seat not in game.to_act():
-                check.problems.append(f"line {number}: a failure of seat {seat}, not asked now")
-                break
-            failures[seat] += 1
-            if on_step is not None:
-                on_step(
-                    Step(number, "failure", f"seat {line['seat']}: {line['code']}: {line['text']}")
-                )
-        elif kind == "result":
-            if pending:
-                check.problems.append(f"line {number}: result while events are missing")
-                break
-            if not game.is_over():
-                check.problems.append(f"line {number}: result recorded but the game is not over")
-                break
-            result_line = line
-            check.problems.extend(_result_problems(line, game.result(), fallbacks))
-            if on_step is not None:
-                on_step(Step(number, "result", f"scores {line['scores']} ({line['reason']})"))
-        elif kind == "reveal":
-            if on_step is not None:
-                on_step(Step(number, "reveal", f"seed {line['seed']}"))
-        else:
-            check.problems.append(f"line {number}: unknown line type {kind!r}")
-            break
-    if result_line is None and not check.problems:
-        state = "the game is over" if game.is_over() else "the game is not over"
-        check.problems.append(
-            f"no result line after line {lines[-1]['_line']}: the record of this game stops "
-            f"short ({state})"
+        if not self.pending:
+            raise LineProblem(f"line {number}: event the engine did not produce")
+        wanted = self.pending.pop(0)
+        found = differences(_strip(line), wanted)
+        if found:
+            raise LineProblem(
+                f"line {number}: recorded event differs from the replay: {'; '.join(found)} "
+                f"(replay: {wanted['payload']})"
+            )
+        audience = (
+            "all"
+            if line["to"] is None
+            else ("seat " if len(line["to"]) == 1 else "seats ")
+            + ",".join(str(seat) for seat in line["to"])
         )
-    return check
+        shown = _describe(line["payload"], self.spec.render_event)
+        self.step(number, "event", f"[{audience}] {shown}")
+
+    def decision(self, line: dict[str, Any]) -> None:
+        number = line["_line"]
+        if self.pending:
+            raise LineProblem(
+                f"line {number}: decision before the recorded event "
+                f"{self.pending[0]['payload']} (missing from the record)"
+            )
+        check_shape(line, DECISION, FALLBACK)
+        seat = self.seat_of(line)
+        game = self.game
+        try:
+            action = game.parse_action(line["action"])
+        except GameError as exc:
+            raise LineProblem(f"line {number}: seat {seat} {line['action']!r}: {exc}") from None
+        if str(action) != line["action"]:
+            raise LineProblem(
+                f"line {number}: action {line['action']!r}; the referee writes it {str(action)!r}"
+            )
+        problem = _fallback_problem(game, seat, line, self.failures[seat])
+        if problem is not None:
+            raise LineProblem(f"line {number}: {problem}")
+        try:
+            game.apply(seat, action)
+        except GameError as exc:
+            raise LineProblem(f"line {number}: seat {seat} {line['action']!r}: {exc}") from None
+        self.check.steps += 1
+        self.fallbacks[seat] += bool(line.get("fallback"))
+        self.failures[seat] = 0
+        self.drain()
+        tag = " (fallback)" if line.get("fallback") else ""
+        self.step(number, "decision", f"seat {seat}: {line['action']}{tag}")
+
+    def failure(self, line: dict[str, Any]) -> None:
+        # A failure comes from the bot (late, malformed, illegal), so the replay cannot make it;
+        # it can check that the line is one the referee writes, for a seat asked at that point,
+        # at most twice before that seat's decision (one re-ask), with request numbers that
+        # only grow (the referee numbers each seat's requests 1, 2, 3, …).
+        number = line["_line"]
+        check_shape(line, FAILURE)
+        seat = self.seat_of(line)
+        if self.game.is_over() or seat not in self.game.to_act():
+            raise LineProblem(f"line {number}: a failure of seat {seat}, not asked now")
+        if line["seq"] <= self.last_seq[seat]:
+            raise LineProblem(
+                f"line {number}: seat {seat}'s request number {line['seq']} after its "
+                f"{self.last_seq[seat]} (the referee's numbers only grow)"
+            )
+        self.last_seq[seat] = line["seq"]
+        self.failures[seat] += 1
+        if self.failures[seat] > 2:
+            raise LineProblem(
+                f"line {number}: seat {seat}'s failure {self.failures[seat]} before its decision "
+                "(the referee asks at most twice)"
+            )
+        self.step(number, "failure", f"seat {seat}: {line['code']}: {line['text']}")
+
+    def result_line(self, line: dict[str, Any]) -> None:
+        number = line["_line"]
+        if self.pending:
+            raise LineProblem(f"line {number}: result while events are missing")
+        if not self.game.is_over():
+            raise LineProblem(f"line {number}: result recorded but the game is not over")
+        waiting = [seat for seat, count in enumerate(self.failures) if count]
+        if waiting:
+            raise LineProblem(
+                f"line {number}: result after a failure of seat {waiting[0]} with no decision "
+                "after it"
+            )
+        self.result = line
+        self.check.problems.extend(_result_problems(line, self.game.result(), self.fallbacks))
+        self.step(number, "result", f"scores {line.get('scores')} ({line.get('reason')})")
+
+    def reveal(self, line: dict[str, Any]) -> None:
+        if self.result is None:
+            raise LineProblem(f"line {line['_line']}: the seed revealed before the game's result")
+        self.revealed = True
+        self.step(line["_line"], "reveal", f"seed {line['seed']}")
 
 
 def _fallback_problem(
@@ -244,30 +360,30 @@ def _fallback_problem(
 def _result_problems(
     line: Mapping[str, Any], result: GameResult, fallbacks: Sequence[int]
 ) -> list[str]:
-    """Every field of a recorded result the replay does not reproduce. The penalties are the
-    fallback decisions of each seat."""
+    """Every key of a recorded result that differs from the line the referee writes (types
+    included: a score is a number with a decimal point, a penalty a whole number). The
+    penalties are the fallback decisions of each seat."""
     number = line["_line"]
     expected: dict[str, Any] = {
-        "scores": [float(score) for score in result.scores],
-        "winners": list(result.winners),
-        "reason": result.reason,
-        "detail": GameEnd(
+        **GameEnd(
             scores=list(result.scores),
             winners=list(result.winners),
             reason=result.reason,
             detail=dict(result.detail),
-        ).model_dump(mode="json")["detail"],
+        ).model_dump(mode="json"),
         "penalties": list(fallbacks),
     }
-    recorded = dict(line)
-    if isinstance(recorded.get("scores"), list):
-        with contextlib.suppress(TypeError, ValueError):
-            recorded["scores"] = [float(score) for score in recorded["scores"]]
-    return [
+    problems = [
         f"line {number}: recorded {key} {line.get(key)!r} != replay {value!r}"
         for key, value in expected.items()
-        if recorded.get(key) != value
+        if not same(line.get(key), value)
     ]
+    problems += [
+        f"line {number}: unknown key {key!r} in a result line"
+        for key in line
+        if key not in expected and key not in ("type", "_line")
+    ]
+    return problems
 
 
 def _describe(
@@ -280,21 +396,6 @@ def _describe(
     kind = payload.get("kind", "?")
     fields = ", ".join(f"{k}={v}" for k, v in payload.items() if k not in ("game", "kind"))
     return f"{kind} {fields}".strip()
-
-
-@dataclass
-class MatchCheck:
-    """The verdict on a match as a whole: its games are the ones it announced, in order, by its
-    players, and the totals it revealed add up."""
-
-    match: str
-    game_kind: str
-    games: int
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
 @dataclass
@@ -320,7 +421,8 @@ def check_record(
     report = RecordCheck([], [])
     seen: dict[tuple[str, str], int] = {}
     game_ids: dict[str, None] = {}  # the ids passed over, in order, for the error below
-    for block in split_matches(lines):
+    blocks = split_matches(lines)
+    for block in blocks:
         checks: list[GameCheck] = []
         for game_lines in block.games:
             header = game_lines[0]
@@ -347,11 +449,13 @@ def check_record(
             match = block.match
             report.matches.append(
                 _guarded(
-                    partial(_check_match, block),
+                    partial(check_match, block),
                     MatchCheck(str(match.get("match")), str(match.get("game_kind")), 0),
                     match,
                 )
             )
+    if game is None:
+        report.matches.extend(unframed_matches(blocks))
     if not report.games and game is not None:
         ids = list(game_ids)
         shown = ", ".join(ids[:12]) + (f", … ({len(ids)} in all)" if len(ids) > 12 else "")
@@ -374,142 +478,6 @@ def _guarded(check: Callable[[], _Check], empty: _Check, line: Mapping[str, Any]
             f"line {line.get('_line')} onwards: malformed record ({type(exc).__name__}: {exc})"
         )
         return empty
-
-
-def _check_match(block: MatchLines) -> MatchCheck:
-    """The match-level checks; each game's own replay is `replay_game`'s."""
-    match = block.match or {}
-    number = match.get("_line")
-    players = [str(name) for name in match.get("players", [])]
-    kind = str(match.get("game_kind"))
-    check = MatchCheck(str(match.get("match")), kind, len(block.games))
-    problems = check.problems
-    if match.get("record_version") != RECORD_VERSION:
-        problems.append(f"line {number}: match record version {match.get('record_version')!r}")
-        return check
-    announced = match.get("games")
-    if isinstance(announced, bool) or not isinstance(announced, int) or announced < 0:
-        problems.append(f"line {number}: the match's games {announced!r} is not a count")
-    if not players or len(set(players)) != len(players):
-        problems.append(f"line {number}: the match's players {players} are not distinct names")
-        return check
-    seating = str(match.get("seating"))
-    try:
-        seat_order(seating, 0, len(players))
-    except ValueError as exc:
-        problems.append(f"line {number}: {exc}")
-        return check
-    problems.extend(_reveal_problems(match, block.reveal))
-    finished = sum(any(line["type"] == "result" for line in game) for game in block.games)
-    if block.reveal is None:
-        problems.append(
-            f"no reveal line after the match's {len(block.games)} games: the match has not "
-            "ended or its record was cut short"
-        )
-    elif block.reveal.get("games") != finished:
-        problems.append(
-            f"line {block.reveal['_line']}: the reveal counts {block.reveal.get('games')!r} "
-            f"games played, the record finishes {finished}"
-        )
-    if isinstance(announced, int) and (len(block.games), finished) != (announced, announced):
-        problems.append(
-            f"the match announced {announced} games, the record holds {len(block.games)} "
-            f"({finished} finished)"
-        )
-    totals = dict.fromkeys(players, 0.0)
-    for index, game_lines in enumerate(block.games):
-        header = game_lines[0]
-        at = f"line {header['_line']}"
-        for key in ("match", "game_kind", "seed_commitment"):
-            if header.get(key) != match.get(key):
-                problems.append(f"{at}: {key} {header.get(key)!r} is not the match's")
-        if header.get("rules") != match.get("rules"):
-            problems.append(f"{at}: rules {header.get('rules')!r} are not the match's")
-        if header.get("record_version") is not match.get("record_version"):
-            problems.append(f"{at}: record version {header.get('record_version')!r} in a match")
-        wanted_id = f"r{index // 4}h{index % 4}" if kind == "mahjong" else f"g{index}"
-        if header.get("game") != wanted_id:
-            problems.append(f"{at}: game {index} of the match has id {header.get('game')!r}")
-        seated = [str(name) for name in header.get("players", [])]
-        expected_seats = [players[i] for i in seat_order(seating, index, len(players))]
-        if seated != expected_seats:
-            problems.append(
-                f"{at}: players {seated}; game {index} of a match seated by {seating!r} seats "
-                f"{expected_seats}"
-            )
-            continue
-        problems.extend(_deal_problems(kind, index, header, seated, totals))
-        result = next((line for line in game_lines if line["type"] == "result"), None)
-        if result is not None:
-            for name, score in zip(seated, result.get("scores", []), strict=False):
-                totals[name] += float(score)
-    if block.reveal is not None and not problems:
-        revealed = block.reveal.get("totals")
-        expected = [totals[name] for name in players]
-        if (
-            not isinstance(revealed, list)
-            or len(revealed) != len(expected)
-            or any(abs(float(r) - e) > 1e-9 for r, e in zip(revealed, expected, strict=False))
-        ):
-            problems.append(
-                f"line {block.reveal['_line']}: revealed totals {revealed!r} != the games' "
-                f"{expected}"
-            )
-    return check
-
-
-def _reveal_problems(match: Mapping[str, Any], reveal: Mapping[str, Any] | None) -> list[str]:
-    """The reveal closes this match (its id), and the match id is the one its seed makes."""
-    if reveal is None:
-        return []
-    problems = []
-    if reveal.get("match") != match.get("match"):
-        problems.append(
-            f"line {reveal.get('_line')}: the reveal closes match {reveal.get('match')!r}, "
-            f"not {match.get('match')!r}"
-        )
-    try:
-        seed = verify_commitment(str(match.get("seed_commitment")), str(reveal.get("seed")))
-    except DealingError as exc:
-        # Each game reports it too; the match's own verdict must not read "ok" beside them.
-        problems.append(f"line {reveal.get('_line')}: {exc}")
-        return problems
-    wanted = match_id_for(str(match.get("game_kind")), seed)
-    if match.get("match") != wanted:
-        problems.append(
-            f"line {match.get('_line')}: match id {match.get('match')!r}; its seed makes {wanted!r}"
-        )
-    return problems
-
-
-def _deal_problems(
-    kind: str,
-    index: int,
-    header: Mapping[str, Any],
-    seated: Sequence[str],
-    totals: Mapping[str, float],
-) -> list[str]:
-    """Game ``index`` of a match must deal the ``index``-th deal; a mahjong hand starts from the
-    running scores of its players."""
-    deal = header.get("deal") or {}
-    at = f"line {header['_line']}"
-    if kind == "mahjong":
-        round_index, hand = divmod(index, 4)
-        problems = []
-        if (deal.get("round"), deal.get("hand")) != (round_index, hand):
-            problems.append(
-                f"{at}: game {index} of the match deals round {deal.get('round')!r} hand "
-                f"{deal.get('hand')!r}, not round {round_index} hand {hand}"
-            )
-        running = [int(totals[name]) for name in seated]
-        if deal.get("scores") != running:
-            problems.append(
-                f"{at}: starts from scores {deal.get('scores')!r}, the match's games give {running}"
-            )
-        return problems
-    if deal.get("game_index") != index:
-        return [f"{at}: game {index} of the match deals game_index {deal.get('game_index')!r}"]
-    return []
 
 
 def verify_record(

@@ -149,9 +149,7 @@ class BullsCowsGame(Game[BullsCowsAction]):
         self.rules = BullsCowsRules.from_mapping(rules)
         self.space = code_space(self.rules.digits, self.rules.alphabet)
         self.num_seats = self.rules.seats
-        self._secret: int | None = None
-        if self.rules.mode == "solve":
-            self._secret = self._deal_secret(seed, deal)
+        self._secret = self._deal_secret(seed, deal)
         self._phase = Phase.GUESS
         self._guesser = 0
         self._pending: int | None = None
@@ -162,13 +160,29 @@ class BullsCowsGame(Game[BullsCowsAction]):
         self._events: list[GameEvent] = []
         self._result: GameResult | None = None
 
-    def _deal_secret(self, seed: MatchSeed, deal: Mapping[str, Any]) -> int:
+    def _deal_secret(self, seed: MatchSeed, deal: Mapping[str, Any]) -> int | None:
+        """The secret a solve game deals (None in a duel: each player picks its own).
+
+        In solve mode every key of a deal is a stream label (`deal_labels`), so it changes the
+        secret and a record's replay checks it. A key the engine would ignore is refused, so
+        that no part of a record's deal goes unchecked: a duel's deal holds only its
+        ``game_index`` (which game of its match), and ``secret_index`` comes alone."""
+        if self.rules.mode != "solve":
+            for key, value in deal.items():
+                if key != "game_index":
+                    raise GameError(f"deal {key!r}: a 1A2B duel's deal holds only 'game_index'")
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    raise GameError(f"deal 'game_index': must be a whole number, got {value!r}")
+            return None
         if "secret_index" in deal:
             index = deal["secret_index"]
             if isinstance(index, bool) or not isinstance(index, int):
                 raise GameError(f"deal 'secret_index': must be an integer, got {index!r}")
             if not 0 <= index < self.space.size:
                 raise GameError(f"deal 'secret_index': {index} is not in 0..{self.space.size - 1}")
+            if len(deal) > 1:
+                others = ", ".join(repr(key) for key in deal if key != "secret_index")
+                raise GameError(f"deal {others}: 'secret_index' names the secret alone")
             return index
         stream = seed.stream(GAME_NAME, *deal_labels(deal), "secret")
         return self.space.index[draw_code(stream, self.space.alphabet, self.space.digits)]
