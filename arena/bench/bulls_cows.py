@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from arena.dealing import MatchSeed
-from arena.games.bulls_cows import BullsCowsGame, CodeSpace, code_space
+from arena.games.bulls_cows import DEFAULT_MAX_GUESSES, BullsCowsGame, CodeSpace, code_space
 from bots.bulls_cows import GUESSERS, BullsCowsBot, EvaderAnswerer, build_bot
 from bots.bulls_cows.guessers import Guesser, History, IntArray
 
@@ -31,6 +31,13 @@ SOUND_GUESSERS = ("random", "frequency", "super-comparison", "entropy", "optimal
 
 @dataclass
 class EvalReport:
+    """Every game of an evaluation. ``guesses`` holds the guesses of each *solved* game; a game
+    not solved within ``max_guesses`` (possible for an unsound guesser, against the evader, or
+    with a low cap) counts in `games` and `unsolved` only. So the mean, maximum and histogram
+    are of the solved games, and there are none when nothing was solved: a mean over the
+    solved games alone would flatter a guesser that often fails, so it is always shown beside
+    the solved count."""
+
     guesser: str
     answerer: str
     digits: int
@@ -39,21 +46,30 @@ class EvalReport:
     unsolved: int
     seconds: float
     latencies: list[float] = field(default_factory=list, repr=False)
+    max_guesses: int | None = None
+    """The cap each game was played under; ``None`` for `walk_tree`, which has none."""
 
     @property
-    def games(self) -> int:
+    def solved(self) -> int:
         return len(self.guesses)
 
     @property
-    def mean(self) -> float:
-        return sum(self.guesses) / len(self.guesses) if self.guesses else 0.0
+    def games(self) -> int:
+        return self.solved + self.unsolved
 
     @property
-    def maximum(self) -> int:
-        return max(self.guesses, default=0)
+    def mean(self) -> float | None:
+        """Mean guesses of the solved games; ``None`` when none was solved."""
+        return sum(self.guesses) / len(self.guesses) if self.guesses else None
+
+    @property
+    def maximum(self) -> int | None:
+        """Most guesses a solved game took; ``None`` when none was solved."""
+        return max(self.guesses, default=None)
 
     @property
     def histogram(self) -> dict[int, int]:
+        """Solved games by the guesses they took."""
         counts = Counter(self.guesses)
         return {k: counts[k] for k in sorted(counts)}
 
@@ -61,6 +77,9 @@ class EvalReport:
         return float(np.percentile(self.latencies, q)) * 1000 if self.latencies else 0.0
 
     def to_json(self) -> dict[str, Any]:
+        """``mean_guesses``, ``max_guesses`` and ``histogram`` are of the ``solved`` games
+        (``null`` when none was); ``games`` (and ``secrets``) count every game played."""
+        mean = self.mean
         return {
             "guesser": self.guesser,
             "answerer": self.answerer,
@@ -69,10 +88,12 @@ class EvalReport:
             "games": self.games,
             # Against the evader there is no secret to enumerate.
             "secrets": self.games if self.answerer == "fixed" else None,
-            "mean_guesses": round(self.mean, 4),
+            "guesses_allowed": self.max_guesses,
+            "solved": self.solved,
+            "unsolved": self.unsolved,
+            "mean_guesses": None if mean is None else round(mean, 4),
             "max_guesses": self.maximum,
             "histogram": {str(k): v for k, v in self.histogram.items()},
-            "unsolved": self.unsolved,
             "seconds": round(self.seconds, 3),
             "decision_ms_p50": round(self.latency_ms(50), 3),
             "decision_ms_p99": round(self.latency_ms(99), 3),
@@ -89,7 +110,7 @@ def evaluate_fixed(
     space: CodeSpace,
     *,
     seed: str = "0",
-    max_guesses: int = 20,
+    max_guesses: int = DEFAULT_MAX_GUESSES,
     progress: Callable[[int], None] | None = None,
 ) -> EvalReport:
     """Every secret once, through the engine (solve mode), the bot deciding from observations;
@@ -102,7 +123,9 @@ def evaluate_fixed(
         "max_guesses": max_guesses,
     }
     match_seed = MatchSeed.from_text(seed)
-    report = EvalReport(guesser, "fixed", space.digits, space.alphabet, [], 0, 0.0)
+    report = EvalReport(
+        guesser, "fixed", space.digits, space.alphabet, [], 0, 0.0, max_guesses=max_guesses
+    )
     clock = time.perf_counter
     started = clock()
     for index in range(space.size):
@@ -150,14 +173,16 @@ def evaluate_evader(
     *,
     runs: int = DEFAULT_EVADER_RUNS,
     seed: str = "0",
-    max_guesses: int = 20,
+    max_guesses: int = DEFAULT_MAX_GUESSES,
     progress: Callable[[int], None] | None = None,
 ) -> EvalReport:
     """``runs`` games against the range-protecting answerer (its ties broken per run);
     ``progress(1)`` after each game."""
     bot = make_bc_bot(guesser, seed)
     match_seed = MatchSeed.from_text(seed)
-    report = EvalReport(guesser, "evader", space.digits, space.alphabet, [], 0, 0.0)
+    report = EvalReport(
+        guesser, "evader", space.digits, space.alphabet, [], 0, 0.0, max_guesses=max_guesses
+    )
     started = time.perf_counter()
     for run in range(runs):
         evader = EvaderAnswerer(match_seed.stream("bench", "bulls_cows", "evader", run))
@@ -180,17 +205,22 @@ def evaluate(
     alphabet: str = "123456789",
     runs: int = DEFAULT_EVADER_RUNS,
     seed: str = "0",
+    max_guesses: int = DEFAULT_MAX_GUESSES,
     progress: Callable[[int], None] | None = None,
 ) -> EvalReport:
-    """Raises ValueError (unknown guesser or answerer) or RulesetError (bad digits/alphabet).
-    ``progress(1)`` after each game."""
+    """Raises ValueError (unknown guesser or answerer, ``max_guesses`` under 1) or RulesetError
+    (bad digits/alphabet). ``progress(1)`` after each game."""
     if guesser not in GUESSERS:
         raise ValueError(f"unknown guesser {guesser!r}; known: {', '.join(GUESSERS)}")
+    if max_guesses < 1:
+        raise ValueError(f"max_guesses must be at least 1, got {max_guesses}")
     space = code_space(digits, alphabet)
     if answerer == "fixed":
-        return evaluate_fixed(guesser, space, seed=seed, progress=progress)
+        return evaluate_fixed(guesser, space, seed=seed, max_guesses=max_guesses, progress=progress)
     if answerer == "evader":
-        return evaluate_evader(guesser, space, runs=runs, seed=seed, progress=progress)
+        return evaluate_evader(
+            guesser, space, runs=runs, seed=seed, max_guesses=max_guesses, progress=progress
+        )
     raise ValueError(f"unknown answerer {answerer!r}; known: fixed, evader")
 
 
@@ -218,6 +248,13 @@ def walk_tree(guesser: Guesser, space: CodeSpace) -> EvalReport:
 # -- the benchmark ---------------------------------------------------------------------------
 
 
+def _mean_ratio(report: EvalReport, baseline: EvalReport) -> float | None:
+    """Ratio of the two means, ``None`` if either solved nothing (no mean to compare)."""
+    if report.mean is None or baseline.mean is None:
+        return None
+    return round(report.mean / baseline.mean, 4)
+
+
 def run_bench(seed: str = "0", evader_runs: int = DEFAULT_EVADER_RUNS) -> dict[str, Any]:
     """Every figure of DESIGN.md §6–7 for 1A2B, measured in this run, with the random guesser's
     every-secret run as the baseline the ratios are taken against."""
@@ -242,18 +279,18 @@ def run_bench(seed: str = "0", evader_runs: int = DEFAULT_EVADER_RUNS) -> dict[s
         "super_comparison_3": {
             **sc.to_json(),
             "time_ratio_to_random": round(sc.seconds / baseline.seconds, 3),
-            "mean_ratio_to_random": round(sc.mean / baseline.mean, 4),
+            "mean_ratio_to_random": _mean_ratio(sc, baseline),
             "first_guess_cold_ms": round(first_guess_ms, 3),
         },
         "optimal_3": {
             **optimal.to_json(),
-            "mean_ratio_to_random": round(optimal.mean / baseline.mean, 4),
+            "mean_ratio_to_random": _mean_ratio(optimal, baseline),
         },
         "against_evader_3": evader,
         "baseline_random_4": baseline4.to_json(),
         "best_4": {
             **best4.to_json(),
-            "mean_ratio_to_random": round(best4.mean / baseline4.mean, 4),
+            "mean_ratio_to_random": _mean_ratio(best4, baseline4),
         },
         "entropy_4_tree_walk": entropy4.to_json(),
     }

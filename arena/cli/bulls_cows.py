@@ -41,8 +41,12 @@ def _check_space(digits: int, alphabet: str) -> None:
         fail(str(exc))
 
 
+NONE = "—"
+"""A figure that does not exist (the mean of no solved game), in text output."""
+
+
 def _histogram_line(histogram: Mapping[int, int]) -> str:
-    return "  ".join(f"{k}:{v}" for k, v in histogram.items())
+    return "  ".join(f"{k}:{v}" for k, v in histogram.items()) or NONE
 
 
 @bc_app.command("eval")
@@ -53,10 +57,16 @@ def eval_cmd(
     alphabet: str = typer.Option("123456789", help="the symbols codes are made of"),
     runs: int = typer.Option(100, help="games against the evader (its ties vary per run)"),
     seed: str = typer.Option("0", help="seed text of the guesser's and evader's streams"),
+    max_guesses: int = typer.Option(
+        20,
+        callback=at_least(1),
+        help="guesses allowed per game; a game not solved within them counts as unsolved",
+    ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """Play every secret once against a fixed answerer (or RUNS games against the evader) and
-    print mean/max guesses, the histogram and the time.
+    print how many were solved, the mean/max guesses and histogram of the solved games, and the
+    time.
 
     This drives the engine and the bot's synchronous core directly, without the async referee,
     so the time measured is the strategy's, not the messaging's.
@@ -74,7 +84,10 @@ def eval_cmd(
     _check_space(digits, alphabet)
     total = code_space(digits, alphabet).size if answerer == "fixed" else runs
     what = "every secret" if answerer == "fixed" else "games vs evader"
-    with progress(total, f"{guesser}: {what}", transient=True) as advance:
+    with (
+        interrupt_exits(None),
+        progress(total, f"{guesser}: {what}", transient=True) as advance,
+    ):
         report = evaluate(
             guesser,
             answerer=answerer,
@@ -82,21 +95,25 @@ def eval_cmd(
             alphabet=alphabet,
             runs=runs,
             seed=seed,
+            max_guesses=max_guesses,
             progress=advance,
         )
     if json_output:
         print_json(report.to_json())
         return
     what = f"{report.games} secrets" if answerer == "fixed" else f"{report.games} games vs evader"
-    typer.echo(f"{guesser} on {digits} of {alphabet}, {what}")
-    typer.echo(f"  mean guesses  {report.mean:.4f}")
-    typer.echo(f"  max guesses   {report.maximum}")
-    typer.echo(f"  histogram     {_histogram_line(report.histogram)}")
+    mean = NONE if report.mean is None else f"{report.mean:.4f}"
+    maximum = NONE if report.maximum is None else str(report.maximum)
+    typer.echo(f"{guesser} on {digits} of {alphabet}, {what}, at most {max_guesses} guesses each")
+    typer.echo(f"  solved                 {report.solved} of {report.games}")
     if report.unsolved:
-        typer.echo(f"  unsolved      {report.unsolved}")
+        typer.echo(f"  unsolved               {report.unsolved}")
+    typer.echo(f"  mean guesses (solved)  {mean}")
+    typer.echo(f"  max guesses (solved)   {maximum}")
+    typer.echo(f"  histogram (solved)     {_histogram_line(report.histogram)}")
     typer.echo(
-        f"  time          {report.seconds:.3f} s (decision p50 {report.latency_ms(50):.3f} ms, "
-        f"p99 {report.latency_ms(99):.3f} ms)"
+        f"  time                   {report.seconds:.3f} s (decision p50 "
+        f"{report.latency_ms(50):.3f} ms, p99 {report.latency_ms(99):.3f} ms)"
     )
 
 
@@ -226,9 +243,11 @@ def match_cmd(
     typer.echo(f"  draws                     {report.draws}")
     reasons = ", ".join(f"{k} {v}" for k, v in sorted(report.reasons.items()))
     typer.echo(f"  endings                   {reasons}")
+    # A zero-width interval from identical games would read as a difference known exactly.
+    caveat = " (every game the same: no spread to measure)" if report.no_spread else ""
     typer.echo(
         f"  score difference A-B      {report.mean_diff:+.3f} per game, "
-        f"95% CI [{low:+.3f}, {high:+.3f}]"
+        f"95% CI [{low:+.3f}, {high:+.3f}]{caveat}"
     )
     if any(report.penalties):
         typer.echo(f"  penalties                 {report.penalties[0]} / {report.penalties[1]}")
@@ -263,10 +282,10 @@ def bench_cmd(
     )
 
     def row(label: str, data: Mapping[str, Any]) -> str:
-        return (
-            f"  {label:<34} mean {data['mean_guesses']:.4f}  max {data['max_guesses']}  "
-            f"{data['seconds']:.3f} s"
-        )
+        mean = NONE if data["mean_guesses"] is None else f"{data['mean_guesses']:.4f}"
+        maximum = NONE if data["max_guesses"] is None else data["max_guesses"]
+        unsolved = f"  ({data['unsolved']} unsolved)" if data["unsolved"] else ""
+        return f"  {label:<34} mean {mean}  max {maximum}  {data['seconds']:.3f} s{unsolved}"
 
     typer.echo("1A2B, 3 of 123456789 (504 secrets, every secret once, engine-driven)")
     typer.echo(row("random (baseline)", base3))

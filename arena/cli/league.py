@@ -83,7 +83,7 @@ def _match_figure(game: str, lines: list[MatchLine]) -> str:
 
 
 def _show_matches(game: str, outcomes: list[MatchOutcome]) -> None:
-    lines = match_lines(outcomes)
+    lines = match_lines(game, outcomes)
     table = Table(box=box.SIMPLE_HEAD)
     for column in ("match", "games", _match_figure(game, lines), "won by"):
         # Bot names may be long: they wrap, the figures never do.
@@ -126,6 +126,7 @@ def _seed_text(config: LeagueConfig, run: LeagueRun) -> str:
 
 def _to_json(config: LeagueConfig, run: LeagueRun, db: Path) -> dict[str, object]:
     table = standings(config.game, run.outcomes, config.bot_names)
+    lines = match_lines(config.game, run.outcomes)
     return {
         "league": config.name,
         "game": config.game,
@@ -142,7 +143,7 @@ def _to_json(config: LeagueConfig, run: LeagueRun, db: Path) -> dict[str, object
         "standings": [row.to_json() for row in table],
         "matches": [
             line.to_json() | {"summary": outcome.summary, "seconds": round(outcome.seconds, 3)}
-            for line, outcome in zip(match_lines(run.outcomes), run.outcomes, strict=True)
+            for line, outcome in zip(lines, run.outcomes, strict=True)
         ],
     }
 

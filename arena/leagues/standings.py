@@ -78,14 +78,16 @@ def _unit_sums(outcome: MatchOutcome, value: Callable[[dict[str, float]], float]
     return [sums[unit] for unit in sorted(sums)]
 
 
-def per_game_interval(unit_sums: Sequence[float], games: int) -> Interval:
+def per_game_interval(
+    unit_sums: Sequence[float], games: int, bounds: tuple[float, float] | None = None
+) -> Interval:
     """The mean per game with its interval, from independent units of one or more games: the
     interval of the mean unit total scaled by units over games. Its estimate is the total over
     the games, so a short unit (a round cut short) counts by the games it holds, not as a whole
     unit (a mean of unit means would)."""
     if games == 0:
         return mean_interval([])
-    return mean_interval(unit_sums).scaled(len(unit_sums) / games)
+    return mean_interval(unit_sums, bounds=bounds).scaled(len(unit_sums) / games)
 
 
 def _score_of(bot: str) -> Callable[[dict[str, float]], float]:
@@ -96,7 +98,16 @@ def _difference(a: str, b: str) -> Callable[[dict[str, float]], float]:
     return lambda scores: scores[a] - scores[b]
 
 
-def match_lines(outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
+DIFFERENCE_BOUNDS: dict[str, tuple[float, float] | None] = {
+    "mahjong": None,
+    "liars-dice": (-1.0, 1.0),
+    "bulls-cows": (-1.0, 1.0),
+}
+"""The range of A − B in one game (a game scores each bot 0, ½ or 1; mahjong points have no
+useful bound): the interval is clipped to it, since a t interval from few games spills over."""
+
+
+def match_lines(game: str, outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
     lines = []
     for outcome in outcomes:
         bots = outcome.plan.bots
@@ -105,7 +116,7 @@ def match_lines(outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
         difference = None
         if len(bots) == 2:
             diffs = _unit_sums(outcome, _difference(bots[0], bots[1]))
-            difference = per_game_interval(diffs, len(outcome.games))
+            difference = per_game_interval(diffs, len(outcome.games), DIFFERENCE_BOUNDS[game])
         winners = tuple(bot for bot in bots if totals[bot] == best)
         lines.append(
             MatchLine(outcome.plan.key, bots, len(outcome.games), totals, difference, winners)
@@ -120,7 +131,7 @@ def standings(game: str, outcomes: Sequence[MatchOutcome], bots: Sequence[str]) 
     unit_sums: dict[str, list[float]] = defaultdict(list)
     matches: dict[str, int] = defaultdict(int)
     match_points: dict[str, float] = defaultdict(float)
-    for outcome, line in zip(outcomes, match_lines(outcomes), strict=True):
+    for outcome, line in zip(outcomes, match_lines(game, outcomes), strict=True):
         for bot in outcome.plan.bots:
             games[bot] += len(outcome.games)
             score[bot] += line.totals[bot]

@@ -8,7 +8,6 @@ bot is ahead.
 
 from __future__ import annotations
 
-import math
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -17,11 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from arena.dealing import MatchSeed
 from arena.matches.bot_seeds import bot_options
+from arena.matches.stats import Interval, mean_interval, spread_free
 from arena.transports.base import Seat
 
 if TYPE_CHECKING:
     from arena.records import Recorder
     from arena.referee import TimeBank
+
+DIFF_BOUNDS = (-1.0, 1.0)
+"""A game's score difference A − B: win 1 − 0, draw ½ − ½, loss 0 − 1."""
 
 
 @dataclass
@@ -41,16 +44,23 @@ class SeriesReport:
     def mean_diff(self) -> float:
         return sum(self.diffs) / len(self.diffs) if self.diffs else 0.0
 
+    def interval(self) -> Interval:
+        """Student-t 95% interval of the mean per-game score difference (a − b), clipped to
+        [−1, +1], the range a game's difference lies in (scores 1 / ½ / 0): from a few games
+        the t interval alone runs past it (`mean_interval`). Under two games it is that whole
+        range; when every game gave the same difference it has zero width (`no_spread`)."""
+        return mean_interval(self.diffs, bounds=DIFF_BOUNDS)
+
     @property
     def ci95(self) -> tuple[float, float]:
-        """Normal-approximation 95% interval of the mean per-game score difference (a − b)."""
-        n = len(self.diffs)
-        if n < 2:
-            return (-1.0, 1.0)
-        mean = self.mean_diff
-        variance = sum((d - mean) ** 2 for d in self.diffs) / (n - 1)
-        half = 1.96 * math.sqrt(variance / n)
-        return (mean - half, mean + half)
+        interval = self.interval()
+        return (interval.low, interval.high)
+
+    @property
+    def no_spread(self) -> bool:
+        """Every game gave the same difference: the zero-width interval shows no spread in
+        these games, not a difference known exactly."""
+        return spread_free(self.diffs)
 
     def to_json(self) -> dict[str, Any]:
         low, high = self.ci95

@@ -1,7 +1,8 @@
 """Confidence intervals shared by every match format.
 
 * `mean_interval`: Student-t interval of a mean from independent observations (per-round points
-  of a mahjong match, per-match point differences of a series).
+  of a mahjong match, per-match point differences of a series), clipped to the range the
+  quantity can take when it has one (a 1A2B per-game score difference lies in [−1, +1]).
 * `proportion_interval`: Wilson score interval of a success rate (matches won, games won); it
   stays inside [0, 1] and behaves at 0 or n successes, where the normal approximation does not.
 
@@ -56,18 +57,52 @@ class Interval:
         return f"{self.estimate:.4g} [{self.low:.4g}, {self.high:.4g}]"
 
 
-def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
-    """Mean of ``values`` with its Student-t interval; infinite with fewer than two values."""
+def mean_interval(
+    values: Sequence[float],
+    confidence: float = CONFIDENCE,
+    *,
+    bounds: tuple[float, float] | None = None,
+) -> Interval:
+    """Mean of ``values`` with its Student-t interval; infinite with fewer than two values.
+
+    ``bounds=(low, high)``: the range every value, and so the mean, lies in. The interval is
+    clipped to it, and with fewer than two values it is that whole range. Why: the t interval
+    is symmetric about the sample mean and its width comes from the sample spread alone, so for
+    a bounded quantity and few values it spills past a bound (four 1A2B games, mean difference
+    +0.25: ±0.94, i.e. up to +1.19, where no mean can exceed +1). Clipping only removes values
+    the mean cannot take, so it covers the true mean exactly as often as the t interval does.
+    A value outside ``bounds`` is a ValueError (the bounds would then be wrong).
+
+    With two or more values all equal (say four drawn duels) the sample variance is 0 and the
+    interval has zero width at that value. That is what the t interval gives, and bounds do not
+    change it; it says only that these values show no spread, not that the mean is known
+    exactly, so a caller printing it should say so (`spread_free`).
+    """
     n = len(values)
+    if bounds is not None:
+        low, high = bounds
+        if not low <= high:
+            raise ValueError(f"bounds must be (low, high) with low <= high, got {bounds}")
+        outside = [v for v in values if not low <= v <= high]
+        if outside:
+            raise ValueError(f"value {outside[0]} lies outside the bounds {bounds}")
+    else:
+        low, high = -math.inf, math.inf
     if n == 0:
-        return Interval(math.nan, -math.inf, math.inf, 0, confidence)
+        return Interval(math.nan, low, high, 0, confidence)
     mean = math.fsum(values) / n
     if n == 1:
-        return Interval(mean, -math.inf, math.inf, 1, confidence)
+        return Interval(mean, low, high, 1, confidence)
     variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
     quantile = float(scipy_stats.t.ppf((1 + confidence) / 2, n - 1))
     half = quantile * math.sqrt(variance / n)
-    return Interval(mean, mean - half, mean + half, n, confidence)
+    return Interval(mean, max(low, mean - half), min(high, mean + half), n, confidence)
+
+
+def spread_free(values: Sequence[float]) -> bool:
+    """Whether ``values`` are two or more, all equal: their t interval has zero width (see
+    `mean_interval`), which reports no spread in the sample, not a mean known exactly."""
+    return len(values) >= 2 and min(values) == max(values)
 
 
 def proportion_interval(successes: float, n: int, confidence: float = CONFIDENCE) -> Interval:

@@ -134,7 +134,7 @@ def test_a_mahjong_league_is_zero_sum_and_identical_programs_tie(tmp_path: Path)
         for game in outcome.games:
             assert sum(game.scores.values()) == 0
         assert outcome.record is not None and Path(outcome.record).exists()
-    lines = {line.key: line for line in match_lines(run.outcomes)}
+    lines = {line.key: line for line in match_lines(config.game, run.outcomes)}
     # The A/B layout replays each wall with seats rotated: the same deterministic program on both
     # sides gets exactly the same points.
     same = lines["greedy vs greedy-copy"]

@@ -37,7 +37,7 @@ def test_points_per_hand_is_the_total_over_the_hands_when_the_last_round_is_part
 
 
 def test_the_difference_per_hand_is_a_minus_b_over_the_hands() -> None:
-    (line,) = match_lines([_mahjong_match(POINTS)])
+    (line,) = match_lines("mahjong", [_mahjong_match(POINTS)])
     assert line.difference is not None
     assert line.difference.estimate == pytest.approx(2 * sum(POINTS) / 10)
     assert line.difference.n == 3  # rounds are the observations
@@ -48,7 +48,7 @@ def test_full_rounds_keep_the_mean_of_round_means() -> None:
     points = POINTS[:8]
     interval = per_game_interval([4.0, 4.0], 8)
     assert interval.estimate == pytest.approx(1.0)
-    (line,) = match_lines([_mahjong_match(points)])
+    (line,) = match_lines("mahjong", [_mahjong_match(points)])
     assert line.difference is not None
     assert line.difference.estimate == pytest.approx(2 * sum(points) / 8)
 
@@ -62,3 +62,16 @@ def test_a_bot_with_no_games_has_no_figure() -> None:
         "b",
         "c",
     ]
+
+
+def test_a_one_game_difference_stays_within_what_one_game_can_give() -> None:
+    """Liar's dice scores a game 1 or 0, so A − B per game lies in [−1, +1]; a t interval over
+    three games spills far past it and is clipped."""
+    games = [
+        GameOutcome(k, k, {"a": float(won), "b": float(not won)}) for k, won in enumerate([1, 1, 0])
+    ]
+    outcome = MatchOutcome(MatchPlan(0, ("a", "b"), "s"), games, {}, 0.0)
+    (line,) = match_lines("liars-dice", [outcome])
+    assert line.difference is not None
+    assert line.difference.estimate == pytest.approx(1 / 3)
+    assert (line.difference.low, line.difference.high) == (-1.0, 1.0)
