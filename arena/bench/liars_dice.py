@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.dealing import MatchSeed
+from arena.errors import ArenaError
 from arena.matches.liars_dice_series import (
     Driver,
     Duel,
@@ -30,6 +31,12 @@ from arena.matches.liars_dice_series import (
 from arena.matches.stats import Interval, mean_interval, proportion_interval
 from arena.processes import run_in_processes
 from bots.liars_dice import PERSONALITIES, LiarsDiceBot
+from bots.liars_dice.bayes import raise_failed_save
+from bots.liars_dice.opponent_model import TablesSaveError
+
+GAME_DIFFERENCE = (-1.0, 1.0)
+"""What one paired game can add to a gain: the bot won and the baseline lost, or the reverse."""
+
 
 # -- the gauntlet (seed 002 §5.2) -------------------------------------------------------------
 
@@ -122,6 +129,9 @@ def run_gauntlet(
     asks for them needs the ``if __name__ == "__main__":`` guard of `multiprocessing`.
     ``opener`` says who opens (`first_player`)."""
     chosen = list(opponents) if opponents is not None else list(PERSONALITIES)
+    if len(set(chosen)) != len(chosen):
+        # The same dice twice would be pooled as independent games (a falsely narrow interval).
+        raise ValueError(f"a gauntlet meets each personality once, got {chosen}")
     settings = dict(config or {})
     started = time.perf_counter()
     if jobs <= 1 or len(chosen) <= 1:
@@ -185,19 +195,33 @@ def gauntlet_duel(
     opener: Opener = "alternate",
     progress: Progress | None = None,
 ) -> Duel:
-    """One duel of the gauntlet: a fresh ``bot_name`` against ``opponent_name``."""
+    """One duel of the gauntlet: a fresh ``bot_name`` against ``opponent_name``. Learnt
+    tables that cannot be saved stop it with an `ArenaError` after the game that failed to
+    save them, under either driver (the referee's in-process seat only logs a bot's
+    exception)."""
     bot = make_ld_bot(bot_name, {"seed": seed_text, **dict(config)})
     opponent = make_ld_bot(opponent_name, {"seed": seed_text})
-    return play_duel(
-        bot,
-        opponent,
-        games,
-        MatchSeed.from_text(seed_text),
-        match_id=f"gauntlet-{opponent_name}",
-        driver=driver,
-        progress=progress,
-        opener=opener,
-    )
+
+    def game_done(games_done: int) -> None:
+        raise_failed_save([bot, opponent])
+        if progress is not None:
+            progress(games_done)
+
+    try:
+        return play_duel(
+            bot,
+            opponent,
+            games,
+            MatchSeed.from_text(seed_text),
+            match_id=f"gauntlet-{opponent_name}",
+            driver=driver,
+            progress=game_done,
+            opener=opener,
+        )
+    except TablesSaveError as error:
+        # An arena error, which every command reports in one line (and a worker process can
+        # hand back to the parent).
+        raise ArenaError(str(error)) from None
 
 
 def _pairing(gauntlet: Gauntlet) -> tuple[Any, ...]:
@@ -233,13 +257,19 @@ class Gain:
             )
 
     def interval(self) -> Interval:
+        """Clipped to [−1, +1], the range of one game's difference (a t interval over few games
+        spills past it)."""
         pairs = zip(self.bot.duels, self.baseline.duels, strict=True)
-        return mean_interval([diff for duel, base in pairs for diff in _differences(duel, base)])
+        diffs = [diff for duel, base in pairs for diff in _differences(duel, base)]
+        return mean_interval(diffs, bounds=GAME_DIFFERENCE)
 
     def by_opponent(self) -> list[tuple[str, Interval]]:
         """The gain against each opponent, paired game by game as `interval` pairs them all."""
         pairs = zip(self.bot.duels, self.baseline.duels, strict=True)
-        return [(duel.opponent, mean_interval(_differences(duel, base))) for duel, base in pairs]
+        return [
+            (duel.opponent, mean_interval(_differences(duel, base), bounds=GAME_DIFFERENCE))
+            for duel, base in pairs
+        ]
 
     def to_json(self) -> dict[str, Any]:
         base = self.baseline.to_json()

@@ -183,8 +183,11 @@ def match_recorder(
         if path.stat().st_size == 0:
             path.unlink()
         else:
+            # A path is text, not markup: a directory named like "[x]" must print as typed.
             console.print(
-                f"record: {path} (arena replay {path} --game {first_game})", soft_wrap=True
+                f"record: {path} (arena replay {path} --game {first_game})",
+                soft_wrap=True,
+                markup=False,
             )
 
 

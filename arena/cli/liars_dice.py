@@ -11,6 +11,7 @@ from typing import Any
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from arena.bench.liars_dice import run_bench
@@ -35,7 +36,9 @@ from arena.matches.liars_dice import MAX_SEATS, in_process_seats, run_table, tab
 from arena.matches.liars_dice_series import run_match
 from arena.matches.stats import Interval
 from arena.referee import TimeControl
+from arena.transports.inprocess import InProcessSeat
 from bots.liars_dice import PERSONALITIES, ConfigError, ModelError, load_model
+from bots.liars_dice.bayes import raise_failed_save
 from bots.registry import BotConfigError, UnknownBotError, config_for, make_bot
 
 DEADLINE_MS = 5000
@@ -71,11 +74,16 @@ def span(interval: Interval) -> str:
     return f"{interval.low:.1%}–{interval.high:.1%}"
 
 
+def seed_label(seed: str) -> str:
+    """A seed as shown in a sentence: the empty text seed as ``''``, so that it is seen."""
+    return seed if seed else "''"
+
+
 @ld_app.command("personalities")
 def personalities() -> None:
     """List the 32 test personalities and their traits."""
     for name, traits in PERSONALITIES.items():
-        out.print(f"{name:>7}  {traits.describe()}")
+        out.print(f"{name:>7}  {traits.describe()}", markup=False)
 
 
 MODEL_HELP = (
@@ -114,8 +122,10 @@ def model_command(
 def show_profile(profile: dict[str, Any], out: Console = out) -> None:
     """One opponent's learnt tables, as the Bayesian player reads them (圖 5.5)."""
     openings = profile["its_openings"]
+    # The opponent's name (a person's --name) and the path are text, not markup.
     out.print(
-        f"[bold]{profile['opponent']}[/]: {profile['games']} games learnt ({profile['file']})\n"
+        f"[bold]{escape(profile['opponent'])}[/]: {profile['games']} games learnt "
+        f"({escape(profile['file'])})\n"
         f"its openings: {openings['seen']} seen, trust {openings['trust']:.2f}, "
         f"lie {openings['p_lie']:.0%} (count − its dice of the face > 1)"
     )
@@ -277,12 +287,12 @@ def _duel(
         ({}, {}) if server is not None else (bot_config(config_a, a), bot_config(config_b, b))
     )
     if fresh:
-        err.print(f"seed: {seed}")
+        err.print(f"seed: {seed}", markup=False)
     try:
         with (
             interrupt_exits(record),
             match_recorder(record, "liars-dice-duel", seed, err) as rec,
-            progress(games, f"{a} vs {b}") as advance,
+            progress(games, escape(f"{a} vs {b}")) as advance,
         ):
             match = partial(
                 run_match,
@@ -309,7 +319,7 @@ def _duel(
                     start_timeout_s=clock.start_timeout_ms / 1000,
                     record=record,
                 )
-    except (UnknownBotError, ConfigError, ArenaError) as exc:
+    except (UnknownBotError, ConfigError, ArenaError, ModelError) as exc:
         fail(str(exc))
     data = report.to_json()
     if json_output:
@@ -326,12 +336,14 @@ def _duel(
     out.print(
         f"{a} {data['wins_a']} – {data['wins_b']} {b} over {games} games: "
         f"{data['win_rate_a']:.1%} for {a}, 95% interval {span(interval)} ({verdict})\n"
-        f"{data['decisions']} decisions in {data['seconds']:.1f} s"
+        f"{data['decisions']} decisions in {data['seconds']:.1f} s",
+        markup=False,
     )
     if any(report.penalties):
         out.print(
             f"penalties (decisions the referee played for a bot): {a} {report.penalties[0]}, "
-            f"{b} {report.penalties[1]}"
+            f"{b} {report.penalties[1]}",
+            markup=False,
         )
 
 
@@ -402,9 +414,9 @@ def _table(
             f"[yellow]note:[/] {games} games is not a multiple of {seatings} (every seating of "
             f"{len(names)} bots): the last cycle is partial, so seats are not exactly balanced"
         )
-    label = ", ".join(names)
+    label = escape(", ".join(names))
     if fresh:
-        err.print(f"seed: {seed}")
+        err.print(f"seed: {seed}", markup=False)
     try:
         with (
             interrupt_exits(record),
@@ -422,7 +434,15 @@ def _table(
             )
             if server is None:
                 seat_names, seats = in_process_seats(names, seed, configs)
-                report = asyncio.run(play(seat_names, seats, recorder=rec))
+                bots = [seat.bot for seat in seats if isinstance(seat, InProcessSeat)]
+
+                def game_done(done: int) -> None:
+                    # The referee only logs a bot's exception: a failed save of learnt tables
+                    # is looked for after every game, to stop here rather than learn in vain.
+                    raise_failed_save(bots)
+                    advance(done)
+
+                report = asyncio.run(play(seat_names, seats, recorder=rec, progress=game_done))
             else:
                 report = run_on_server(
                     server,
@@ -432,13 +452,16 @@ def _table(
                     start_timeout_s=clock.start_timeout_ms / 1000,
                     record=record,
                 )
-    except (UnknownBotError, ConfigError, ArenaError) as exc:
+    except (UnknownBotError, ConfigError, ArenaError, ModelError) as exc:
         fail(str(exc))
     if json_output:
         print_json(report.to_json())
         return
     table = Table(
-        title=f"liar's dice table, {games} games (seed {seed}), {report.seatings} seatings",
+        title=escape(
+            f"liar's dice table, {games} games (seed {seed_label(seed)}), "
+            f"{report.seatings} seatings"
+        ),
         box=box.SIMPLE_HEAD,
     )
     for column in ("bot", "wins", "win rate", "95% interval", "vs fair share"):
@@ -446,7 +469,7 @@ def _table(
     for standing in sorted(report.standings, key=lambda s: -s.win_rate):
         interval = standing.interval()
         table.add_row(
-            standing.bot,
+            escape(standing.bot),
             f"{standing.wins}/{standing.games}",
             f"{standing.win_rate:.1%}",
             f"{interval.low:.1%}–{interval.high:.1%}",
@@ -460,7 +483,7 @@ def _table(
     penalised = [s for s in report.standings if s.penalties]
     if penalised:
         shown = ", ".join(f"{s.bot} {s.penalties}" for s in penalised)
-        out.print(f"penalties (decisions the referee played for a bot): {shown}")
+        out.print(f"penalties (decisions the referee played for a bot): {shown}", markup=False)
 
 
 def bench_command(
@@ -478,8 +501,12 @@ def bench_command(
 ) -> None:
     """Time the bayes gauntlet (32 × GAMES, target ≤ 20 s) beside random-guess, then the drivers."""
     total = 2 * games * len(PERSONALITIES)
-    with progress(total, "bayes, then random-guess") as advance:
-        report = run_bench(games, seed, driver_games=driver_games, progress=advance)
+    try:
+        with progress(total, "bayes, then random-guess") as advance:
+            report = run_bench(games, seed, driver_games=driver_games, progress=advance)
+    except KeyboardInterrupt:
+        # As the gauntlet says it: one line and 130, not a half-drawn bar and silence.
+        fail("interrupted: the bench is reported only once every run is timed", 130)
     data = report.to_json()
     if json_output:
         print_json(data)

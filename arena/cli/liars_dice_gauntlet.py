@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any, cast
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from arena.bench.liars_dice import FLOOR, Gain, Gauntlet, pool_gauntlets, run_gauntlet
 from arena.bench.liars_dice_charts import plot_trends
 from arena.cli.common import at_least, between, fail, output_directory, print_json, split_names
-from arena.cli.liars_dice import bot_config, err, ld_app, out, progress, span
+from arena.cli.liars_dice import bot_config, err, ld_app, out, progress, seed_label, span
 from arena.errors import ArenaError
 from arena.matches.liars_dice_series import OPENERS, Driver, Opener
 from bots.liars_dice import PERSONALITIES, ConfigError
@@ -56,7 +57,9 @@ def gauntlet(
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
     plot: Path | None = typer.Option(None, "--plot", help="write the win-trend charts here"),
     opponents: str | None = typer.Option(
-        None, "--opponents", help="only these personalities, comma-separated (e.g. type5,type23)"
+        None,
+        "--opponents",
+        help="only these personalities, comma-separated, each once (e.g. type5,type23)",
     ),
     baseline: str | None = typer.Option(
         None,
@@ -98,11 +101,18 @@ def gauntlet(
         unknown = [name for name in picked if name not in PERSONALITIES]
         if unknown:
             fail(f"--opponents takes personalities type1 … type32, got {opponents!r}")
+        repeated = sorted({name for name in picked if picked.count(name) > 1})
+        if repeated:
+            # The same personality on the same dice plays the same games again: pooled as
+            # independent they would narrow the interval falsely (and --plot overwrite a chart).
+            fail(f"--opponents names {', '.join(repeated)} more than once; name each once")
     if baseline_config is not None and baseline is None:
         fail("--baseline-config needs --baseline")
     if seed is not None and seeds is not None:
         fail("give --seed or --seeds, not both")
-    seed_list = [seed or "1"] if seeds is None else parse_seeds(seeds)
+    # An empty --seed is the text seed '', as `arena match liars-dice` takes it; only a
+    # missing one is the default.
+    seed_list = [seed if seed is not None else "1"] if seeds is None else parse_seeds(seeds)
     if plot is not None and len(seed_list) > 1:
         fail("--plot draws the games of one seed; give --seed")
     output_directory(plot, "--plot")
@@ -114,7 +124,7 @@ def gauntlet(
     total = games * len(picked) * len(seed_list)
     try:
         for name, settings in runs:
-            with progress(total, f"{name} vs {len(picked)} personalities") as step:
+            with progress(total, escape(f"{name} vs {len(picked)} personalities")) as step:
                 results.append(
                     [
                         run_gauntlet(
@@ -146,18 +156,18 @@ def gauntlet(
             extra["baseline_per_seed"] = per_seed[1]
         print_json(result.to_json(floor) | (gain.to_json() if gain is not None else {}) | extra)
     else:
-        _show_gauntlet(result, gain, ", ".join(seed_list), floor)
+        _show_gauntlet(result, gain, seed_list, floor)
         for k, one_seed in enumerate(seed_list if per_seed else []):
             text = f"seed {one_seed}: " + "; ".join(
                 f"{runs[k]['bot']} {_seed_line(runs[k], floor)}" for runs in per_seed
             )
-            out.print(text)
+            out.print(escape(text))
     if plot is not None:
         try:
             written = plot_trends(result, plot, gain.baseline if gain is not None else None)
         except OSError as exc:
             fail(f"--plot {plot}: cannot write the charts: {exc}")
-        err.print(f"wrote {len(written)} charts to {plot} (overview: {written[-1].name})")
+        err.print(escape(f"wrote {len(written)} charts to {plot} (overview: {written[-1].name})"))
 
 
 def parse_driver(text: str) -> Driver:
@@ -216,11 +226,15 @@ def _seed_line(summary: dict[str, Any], floor: float) -> str:
     )
 
 
-def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str, floor: float) -> None:
+def _show_gauntlet(result: Gauntlet, gain: Gain | None, seeds: list[str], floor: float) -> None:
+    # Seeds and names are the user's text: escaped, or rich would read '[/]' as markup.
+    shown = ", ".join(seed_label(seed) for seed in seeds)
     table = Table(
-        title=f"{result.bot}: {result.games} games against each personality "
-        f"(seed{'s' if ',' in seed else ''} {seed})"
-        + ("" if result.opener == "alternate" else f", opener: {result.opener}")
+        title=escape(
+            f"{result.bot}: {result.games} games against each personality "
+            f"(seed{'s' if len(seeds) > 1 else ''} {shown})"
+            + ("" if result.opener == "alternate" else f", opener: {result.opener}")
+        )
     )
     # The traits need a wide terminal; beside a baseline they would not fit at all.
     with_traits = gain is None and out.width >= 100
@@ -231,7 +245,7 @@ def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str, floor: float)
     table.add_column("win rate", justify="right")
     table.add_column("95% interval", justify="right")
     if gain is not None:
-        table.add_column(gain.baseline.bot, justify="right")
+        table.add_column(escape(gain.baseline.bot), justify="right")
         table.add_column("gain", justify="right")
     for k, duel in enumerate(result.duels):
         style = "" if duel.win_rate >= floor else "bold red"
@@ -249,10 +263,12 @@ def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str, floor: float)
     out.print(table)
     lowest = min(result.duels, key=lambda duel: duel.win_rate)
     out.print(
-        f"mean {result.mean:.1%} ({span(result.mean_interval())}), lowest "
-        f"{lowest.win_rate:.1%} ({lowest.opponent})\n"
-        f"{result.decisions_per_game:.2f} decisions a game; {result.games_per_second:.0f} "
-        f"games/s ({result.driver} driver)"
+        escape(
+            f"mean {result.mean:.1%} ({span(result.mean_interval())}), lowest "
+            f"{lowest.win_rate:.1%} ({lowest.opponent})\n"
+            f"{result.decisions_per_game:.2f} decisions a game; {result.games_per_second:.0f} "
+            f"games/s ({result.driver} driver)"
+        )
     )
     below = [duel.opponent for duel in result.below(floor)]
     clearly = [duel.opponent for duel in result.clearly_below(floor)]
@@ -263,7 +279,9 @@ def _show_gauntlet(result: Gauntlet, gain: Gain | None, seed: str, floor: float)
     if gain is not None:
         interval = gain.interval()
         out.print(
-            f"{gain.baseline.bot}: mean {gain.baseline.mean:.1%}; gain of {result.bot} "
-            f"{100 * interval.estimate:+.2f} points, 95% interval "
-            f"[{100 * interval.low:+.2f}, {100 * interval.high:+.2f}] (paired by game)"
+            escape(
+                f"{gain.baseline.bot}: mean {gain.baseline.mean:.1%}; gain of {result.bot} "
+                f"{100 * interval.estimate:+.2f} points, 95% interval "
+                f"[{100 * interval.low:+.2f}, {100 * interval.high:+.2f}] (paired by game)"
+            )
         )

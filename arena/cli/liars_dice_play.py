@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +32,8 @@ from arena.matches.liars_dice_human import HumanSeat, HumanSession, Terminal, pl
 from arena.records import JsonlRecorder
 from arena.transports.base import Seat
 from arena.transports.inprocess import InProcessSeat
-from bots.liars_dice import Bayes, ConfigError, LiarsDiceBot
+from bots.liars_dice import Bayes, ConfigError, LiarsDiceBot, ModelError
+from bots.liars_dice.bayes import raise_failed_save
 from bots.registry import UnknownBotError
 
 PLAY_HELP = (
@@ -51,7 +56,8 @@ def _stream_console(stream: Any) -> Terminal:
         stream.write(prompt)
         stream.flush()
         try:
-            line = sys.stdin.readline()
+            with _interruptible():
+                line = sys.stdin.readline()
         except KeyboardInterrupt:
             # Ctrl-C at the prompt leaves the table like 'q': the finished games still count.
             raise EOFError from None
@@ -60,6 +66,21 @@ def _stream_console(stream: Any) -> Terminal:
         return line
 
     return Terminal(ask=ask, say=text.print)
+
+
+@contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl-C raises `KeyboardInterrupt` inside the block. Under asyncio.run it would only
+    cancel the main task, which a blocking readline does not notice: the read is restarted, and
+    the person's first Ctrl-C was lost until a line was typed (and thrown away)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set in the main thread
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @ld_app.command("play", help=PLAY_HELP)
@@ -135,6 +156,9 @@ def play_command(
         nonlocal session
         session = progress
         console.say(f"Score: {_score(progress)}")
+        # The referee only logs a bot's exception: a failed save of what bayes learnt of the
+        # person is looked for after every game, to stop rather than learn in vain.
+        raise_failed_save(_bots(bot_seats))
 
     console.say(
         f"Liar's dice against {', '.join(bot_names)}: {games} games. Type ? for help, q to leave."
@@ -150,7 +174,7 @@ def play_command(
                 on_game=after_game,
             )
         )
-    except ArenaError as exc:
+    except (ArenaError, ModelError) as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         # Ctrl-C while a bot thinks (at the prompt it is a plain 'q'): keep the finished games.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import cast
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from arena.bench.liars_dice import FLOOR
@@ -115,7 +116,10 @@ def targets(
 
 
 def _show_checks(run: TargetRun) -> None:
-    setting = f"opener: {run.opener}; {run.games} games a personality; seeds {', '.join(run.seeds)}"
+    # The seeds are the user's text: escaped, or rich would read '[/]' as markup.
+    setting = escape(
+        f"opener: {run.opener}; {run.games} games a personality; seeds {', '.join(run.seeds)}"
+    )
     for title, heading, checks in (
         (f"issue 5's targets — {setting}", "target", run.checks()),
         ("the seed's own words (002 §5.2), same games", "claim", run.seed_claims()),
@@ -126,7 +130,7 @@ def _show_checks(run: TargetRun) -> None:
         table.add_column("measured")
         for check in checks:
             verdict = f"[{STYLE[check.verdict]}]{check.verdict}[/]"
-            table.add_row(check.target, verdict, check.measured)
+            table.add_row(escape(check.target), verdict, escape(check.measured))
         out.print(table)
 
 

@@ -257,7 +257,8 @@ class HumanSeat:
         wild = " | ones wild" if observation.ones_wild else ""
         try:
             return self.console.ask(f"[{mine} | {standing}{wild}] your move (? for help): ")
-        except EOFError:
+        except (EOFError, KeyboardInterrupt):
+            # Ctrl-C at the prompt is 'q' (RULES.md): the session ends with its finished games.
             raise Quit from None
 
 

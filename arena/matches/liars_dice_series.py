@@ -314,6 +314,7 @@ async def run_match(
     on seats, the bots' own names in-process."""
     from arena.referee import MatchFrame, seat_order
     from arena.transports.inprocess import InProcessSeat
+    from bots.liars_dice.bayes import raise_failed_save
 
     seed = MatchSeed.from_text(seed_text)
     if seats is None:
@@ -325,11 +326,13 @@ async def run_match(
         if bot_a.name == bot_b.name:
             bot_a.name, bot_b.name = f"{a}#a", f"{b}#b"
         seats = (InProcessSeat(bot_a), InProcessSeat(bot_b))
+        in_process: tuple[LiarsDiceBot, LiarsDiceBot] | None = (bot_a, bot_b)
         # The bots keep their own names even when ``names`` are given: a bot's random stream
         # is named after it, so renaming it would change the games a seed gives.
         played_as = (bot_a.name, bot_b.name)
     else:
         played_as = (a, b)
+        in_process = None
     if names is None:
         names = played_as
     elif names[0] == names[1]:
@@ -359,6 +362,10 @@ async def run_match(
                 reveal=False,
                 time_bank=time_bank,
             )
+            if in_process is not None:
+                # A referee logs a bot's exception and plays on: a Bayesian player that could
+                # not save its tables would go on learning into nothing.
+                raise_failed_save(in_process)
             result = played.result
             frame.tally([names[i] for i in order], result.scores)
             seat_a = order.index(0)

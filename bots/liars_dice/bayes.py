@@ -43,18 +43,21 @@ take a belief: each acts with its weight, trust × probability, on a real-number
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import structlog
 from pydantic import BaseModel
 
 from arena.dealing import RandomStream
 from arena.games.liars_dice import FACES, Bid, face_counts
 from bots.liars_dice.opponent_model import (
     OpponentModel,
+    TablesSaveError,
     check_tables_dir,
+    legacy_model_path,
     load_model,
     model_path,
     save_model,
@@ -63,6 +66,8 @@ from bots.liars_dice.random_guess import Guess, OddsFor, RandomGuess
 from bots.liars_dice.soft_hand import SoftHand
 from bots.liars_dice.view import FACE_RANGE, TableView, chance, random_counts
 from protocol.games.liars_dice import Rerolled, Reveal
+
+log = structlog.get_logger(__name__)
 
 Belief = Literal["sample", "threshold"]
 NETWORKS = ("opening", "response", "our_opening")
@@ -88,6 +93,16 @@ def check_networks(networks: Sequence[str]) -> tuple[str, ...]:
     if unknown:
         raise ValueError(f"unknown networks {unknown}; known: {list(NETWORKS)}")
     return tuple(dict.fromkeys(networks))
+
+
+def raise_failed_save(bots: Iterable[object]) -> None:
+    """Raise the first failed save (`TablesSaveError`) of any Bayesian player among ``bots``
+    (`LiarsDiceBot`s or anything else): for whoever runs games through a referee, which logs a
+    bot's exception and plays on."""
+    for bot in bots:
+        strategy = getattr(bot, "strategy", None)
+        if isinstance(strategy, Bayes):
+            strategy.check_saved()
 
 
 class Bayes(RandomGuess):
@@ -124,6 +139,13 @@ class Bayes(RandomGuess):
         self._active = False
         self._rerolled_round: tuple[int, int] | None = None
         """(game, round) of the last re-roll seen: that round's reveal teaches nothing."""
+        self._unsaved: set[str] = set()
+        """Opponents whose tables file holds another opponent's tables: learnt in memory only,
+        never saved over that file."""
+        self.save_error: TablesSaveError | None = None
+        """The first save that failed. A referee's in-process seat swallows a bot's exception
+        (a bot's bug must not stop a match), so whoever runs the games looks here too
+        (`check_saved`)."""
 
     # -- opponents and their tables -----------------------------------------------------------
 
@@ -140,11 +162,34 @@ class Bayes(RandomGuess):
         if model is None:
             model = OpponentModel(opponent=name)
             if self.tables_dir is not None:
-                path = model_path(self.tables_dir, name)
-                if path.exists():
-                    model = load_model(path)
+                model = self._load(name) or model
             self.models[name] = model
         return model
+
+    def _load(self, name: str) -> OpponentModel | None:
+        """``name``'s saved tables, if any: from its file (`model_path`), else from where an
+        older arena saved them (`legacy_model_path`), whose name several players could share.
+        A file holding another player's tables is never used, nor saved over."""
+        assert self.tables_dir is not None
+        path = model_path(self.tables_dir, name)
+        for candidate in dict.fromkeys((path, legacy_model_path(self.tables_dir, name))):
+            if not candidate.exists():
+                continue
+            loaded = load_model(candidate)
+            if loaded.opponent == name:
+                return loaded
+            if candidate == path:
+                # Copied or renamed by hand: playing one person with another's tables, and
+                # saving them back over the other's, would corrupt both.
+                self._unsaved.add(name)
+                log.warning(
+                    "bayes_tables_of_another_player",
+                    wanted=name,
+                    file=str(candidate),
+                    holds=loaded.opponent,
+                    action="starting from empty tables, not saved",
+                )
+        return None
 
     def kept_state(self) -> str | None:
         if self.tables_dir is None:
@@ -152,15 +197,29 @@ class Bayes(RandomGuess):
         return f"tables_dir {str(self.tables_dir)!r} (learnt tables loaded and saved every game)"
 
     def save(self, directory: str | Path) -> list[Path]:
-        """Write every opponent's tables as ``<directory>/<opponent>.json``."""
+        """Write every opponent's tables as ``<directory>/<opponent>.json`` (`model_path`)."""
         directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
         written = []
         for name, model in sorted(self.models.items()):
             path = model_path(directory, name)
-            save_model(model, path)
+            self._save(model, path)
             written.append(path)
         return written
+
+    def _save(self, model: OpponentModel, path: Path) -> None:
+        try:
+            save_model(model, path)
+        except OSError as error:
+            self.save_error = TablesSaveError(
+                f"bayes cannot save its tables of {model.opponent!r} to {path}: "
+                f"{error.strerror or error}"
+            )
+            raise self.save_error from None
+
+    def check_saved(self) -> None:
+        """Raise the first failed save again (`TablesSaveError`), wherever it was swallowed."""
+        if self.save_error is not None:
+            raise self.save_error
 
     def observe(self, payload: BaseModel) -> None:
         if isinstance(payload, Rerolled):
@@ -178,8 +237,8 @@ class Bayes(RandomGuess):
         name = self.opponent_name(opponent)
         model = self.model_for(name)
         model.learn(bids, payload.challenger, self.seat, face_counts(payload.dice[opponent]))
-        if self.tables_dir is not None:
-            save_model(model, model_path(self.tables_dir, name))  # only the tables that changed
+        if self.tables_dir is not None and name not in self._unsaved:
+            self._save(model, model_path(self.tables_dir, name))  # only the tables that changed
 
     # -- the imagined hand and the limit array ------------------------------------------------
 

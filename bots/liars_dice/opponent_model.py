@@ -2,12 +2,14 @@
 
 The three networks are kept as raw counts (`OpponentModel`); probabilities are read from them
 Laplace-smoothed, so an unseen situation reads 1/2. Tables are saved per opponent as
-``<dir>/<opponent>.json`` (`ModelFile` is the format, checked on every load) and can be read back
+``<dir>/<opponent>.json`` (a name that is not file-name-safe gets a hashed file name,
+`model_path`; `ModelFile` is the format, checked on every load) and can be read back
 as the seed's "show profile" view (圖 5.5) with `profile` (``arena liars-dice model``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -263,9 +265,30 @@ class ModelFile(BaseModel):
         )
 
 
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,200}")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+_READABLE_LENGTH = 48
+
+
 def model_path(directory: Path, opponent: str) -> Path:
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", opponent) or "_"
-    return directory / f"{safe}.json"
+    """``<directory>/<opponent>.json`` for a name of file-name-safe characters (letters, digits,
+    ``_ . -``), as it always was, so existing tables still load. Any other name is written
+    file-name-safe, cut to 48 characters, and followed by ``+`` and 12 hex digits of its
+    SHA-256: ``小明`` and ``小華``, or ``a/b`` and ``a_b``, never share a file (and one
+    player's tables are never read as another's), while no safe name can look like a hashed
+    one (``+`` is not a safe character)."""
+    if _SAFE_NAME.fullmatch(opponent):
+        return directory / f"{opponent}.json"
+    digest = hashlib.sha256(opponent.encode("utf-8")).hexdigest()[:12]
+    readable = _UNSAFE.sub("_", opponent)[:_READABLE_LENGTH]
+    return directory / f"{readable}+{digest}.json"
+
+
+def legacy_model_path(directory: Path, opponent: str) -> Path:
+    """Where an arena before the hashed names (`model_path`) saved ``opponent``'s tables: every
+    unsafe character as ``_``, so several names could share it. Read only when the file's
+    ``opponent`` is the name asked for."""
+    return directory / f"{_UNSAFE.sub('_', opponent) or '_'}.json"
 
 
 def load_model(path: Path) -> OpponentModel:
@@ -283,12 +306,36 @@ def load_model(path: Path) -> OpponentModel:
 
 
 def check_tables_dir(directory: Path) -> None:
-    """Refuse a tables directory that is a file, or holds a tables file that cannot be read,
-    before any game is played with it (a missing directory is fine: it is made on first save)."""
+    """Refuse a tables directory that is a file, cannot be made or written in, or holds a
+    tables file that cannot be read, before any game is played with it: a save that failed only
+    after the first game would lose what was learnt, or stop a run midway. A missing directory
+    is made now (the first save would make it anyway): removing it again could pull it from
+    under another process of the same run that has just saved in it."""
     if directory.exists() and not directory.is_dir():
         raise ModelError(f"tables_dir {directory} is not a directory")
-    for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ModelError(
+            f"tables_dir {directory}: cannot make that directory: {error.strerror or error}"
+        ) from None
+    # Creating a file is the test, not os.access: permission bits say nothing of a read-only
+    # mount or an immutable directory, nor of root, whom they do not stop.
+    try:
+        handle, probe = tempfile.mkstemp(dir=directory, prefix=".tables-write-check-")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as error:
+        raise ModelError(
+            f"tables_dir {directory}: cannot write in that directory: {error.strerror or error}"
+        ) from None
+    for path in sorted(directory.glob("*.json")):
         load_model(path)
+
+
+class TablesSaveError(ModelError):
+    """Learnt tables that could not be written (the directory went away, the disk is full): the
+    run must stop, not play on learning nothing that lasts."""
 
 
 def save_model(model: OpponentModel, path: Path) -> None:

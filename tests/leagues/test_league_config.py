@@ -217,4 +217,3 @@ def test_a_bot_that_keeps_learnt_tables_between_runs_is_refused(tmp_path: Path) 
     )
     assert "bot 'learner' keeps state between runs: tables_dir" in message
     assert "without that option" in message
-    assert not tables.exists()
