@@ -22,6 +22,7 @@ from pathlib import Path
 
 import structlog
 
+from arena.files import probe_writable
 from bots.adapters import AdapterClosed, MqttAdapter, ServerAdapter
 from bots.base import Bot
 from protocol.games.common import GameStart
@@ -81,13 +82,10 @@ def check_resume_file(path: Path) -> str | None:
         raise ResumeFileError(
             f"cannot make the directory {path.parent} for {path}: {why}"
         ) from None
-    # Creating a file is the test, not os.access: permission bits say nothing of a read-only
-    # mount, nor of root, whom they do not stop. The token is saved by a rename from a file
-    # beside it (`write_resume_token`), so the directory is what must be writable.
+    # The token is saved by a rename from a file beside it (`write_resume_token`), so the
+    # directory is what must be writable.
     try:
-        handle, probe = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        os.close(handle)
-        os.unlink(probe)
+        probe_writable(path.parent, prefix=f".{path.name}.")
     except OSError as exc:
         raise ResumeFileError(
             f"cannot write in {path.parent} (for {path}): {exc.strerror or exc}"

@@ -8,7 +8,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +27,7 @@ from rich.progress import (
 )
 
 from arena.dealing import MatchSeed
+from arena.files import probe_writable
 from arena.matches.stats import finite_json
 from arena.records import JsonlRecorder
 
@@ -116,12 +116,8 @@ def output_directory(path: Path | None, option: str) -> None:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         fail(f"{option} {path}: cannot make that directory: {exc.strerror or exc}")
-    # Creating a file is the test, not os.access: permission bits say nothing of an immutable
-    # directory or a read-only mount, nor of root, whom they do not stop.
     try:
-        handle, probe = tempfile.mkstemp(dir=path, prefix=".arena-write-check-")
-        os.close(handle)
-        os.unlink(probe)
+        probe_writable(path)
     except OSError as exc:
         fail(f"{option} {path}: cannot write in that directory: {exc.strerror or exc}")
 

@@ -28,6 +28,7 @@ from pydantic import (
     field_validator,
 )
 
+from arena.files import probe_writable
 from arena.games.liars_dice import Bid
 
 MODEL_VERSION: Literal[1] = 1
@@ -319,12 +320,8 @@ def check_tables_dir(directory: Path) -> None:
         raise ModelError(
             f"tables_dir {directory}: cannot make that directory: {error.strerror or error}"
         ) from None
-    # Creating a file is the test, not os.access: permission bits say nothing of a read-only
-    # mount or an immutable directory, nor of root, whom they do not stop.
     try:
-        handle, probe = tempfile.mkstemp(dir=directory, prefix=".tables-write-check-")
-        os.close(handle)
-        os.unlink(probe)
+        probe_writable(directory, prefix=".tables-write-check-")
     except OSError as error:
         raise ModelError(
             f"tables_dir {directory}: cannot write in that directory: {error.strerror or error}"
