@@ -269,3 +269,14 @@ def test_a_1a2b_config_error_names_the_side_and_the_file(tmp_path: Path) -> None
     bad = _write(tmp_path, "bad.toml", 'strategy = "optimal"\nanswerer = "sly"\n')
     said = _refused(["match", "bulls-cows", "--a", "optimal", "--b", bad, "--games", "2"])
     assert said == f"error: --b {bad}: answerer: must be one of fixed, evader"
+
+
+def test_the_shipped_mahjong_config_plays_the_readme_example_exactly_even() -> None:
+    """README's A/B example of two configs of one strategy, with the shipped greedy-slow: its
+    thinking never changes a decision, so the duplicate layout scores both sides the same."""
+    shipped = REPO / "configs" / "bots" / "mahjong" / "greedy-slow.toml"
+    args = ["match", "mahjong", "--bots", "greedy,greedy", "--layout", "ab", "--games", "8"]
+    data = _json([*args, "--seed", "1", "--config-a", str(shipped)])
+    slow, plain = data["players"]
+    assert (slow["bot"], slow["strategy"], plain["bot"]) == ("greedy-slow", "greedy", "greedy")
+    assert slow["points"] == plain["points"] == 0
