@@ -4,33 +4,29 @@ before anything connects or listens; a refusal by the server comes with the hint
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import subprocess
-import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from arena.server.app import ArenaServer, ServerConfig
 from bots import cli as bots_cli
 from bots.adapters import adapter_for
 from bots.client import BotClient, ClientRefused
 from bots.registry import make_bot
+from tests.network.net_helpers import (
+    ARENA,
+    SCALE,
+    bots_run_copies,
+    running_server,
+    subprocess_env,
+    ws_url,
+)
 
-SCALE = float(os.environ.get("ARENA_TEST_TIMEOUT_SCALE", "1"))
 REPO = Path(__file__).resolve().parents[2]
-ARENA = str(Path(sys.executable).with_name("arena"))
-BOTS = str(Path(sys.executable).with_name("bots"))
 LEVELS = "levels: debug, info, warning, error, critical"
-
-
-def child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    return env
 
 
 @pytest.fixture
@@ -148,7 +144,7 @@ def test_serve_refuses_bad_log_options_in_one_line(
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        env=child_env(),
+        env=subprocess_env(),
         timeout=60 * SCALE,
     )
     assert shown.returncode == 2, shown.stderr
@@ -187,18 +183,9 @@ def test_a_refused_shared_token_still_says_a_token_belongs_to_one_name() -> None
     assert "a token belongs to one name" in hint and "arena tokens add c-0" in hint
 
 
-@contextlib.asynccontextmanager
-async def open_server() -> AsyncIterator[str]:
-    server = ArenaServer(ServerConfig(host="127.0.0.1", port=0))
-    await server.start()
-    try:
-        yield f"ws://127.0.0.1:{server.port}"
-    finally:
-        await server.stop()
-
-
 async def test_copies_whose_names_are_taken_are_told_so_by_a_server_without_tokens() -> None:
-    async with open_server() as url:
+    async with running_server() as server:
+        url = ws_url(server)
         holder = BotClient(
             {"mahjong": make_bot("mahjong", "greedy")},
             name="c-0",
@@ -208,24 +195,7 @@ async def test_copies_whose_names_are_taken_are_told_so_by_a_server_without_toke
         try:
             async with asyncio.timeout(60 * SCALE):
                 await holder.welcomed.wait()
-            process = await asyncio.create_subprocess_exec(
-                BOTS,
-                "run",
-                "greedy",
-                "--game",
-                "mahjong",
-                "--name",
-                "c",
-                "--copies",
-                "2",
-                "--url",
-                url,
-                "--log-level",
-                "warning",
-                stdout=subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE,
-                env=child_env(),
-            )
+            process = await bots_run_copies(url, "c")
             _, err = await asyncio.wait_for(process.communicate(), timeout=60 * SCALE)
         finally:
             await holder.stop()

@@ -367,3 +367,29 @@ def play_and_read(config: LeagueConfig, db: Path) -> tuple[Exception | None, set
         stored = store.league(config.name, config.fingerprint())
         assert stored is not None
         return error, {m.plan.key for m in store.matches(stored)}
+
+
+async def bots_run_copies(
+    url: str, name: str, *more: str, env: Mapping[str, str] | None = None
+) -> asyncio.subprocess.Process:
+    """``bots run greedy --game mahjong --name NAME --copies 2`` on ``url`` in a child process
+    (``more``: further options), its stderr piped for the refusal it prints."""
+    return await asyncio.create_subprocess_exec(
+        str(Path(PYTHON).with_name("bots")),
+        "run",
+        "greedy",
+        "--game",
+        "mahjong",
+        "--name",
+        name,
+        "--copies",
+        "2",
+        "--url",
+        url,
+        "--log-level",
+        "warning",
+        *more,
+        stdout=subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        env={**subprocess_env(), **(env or {})},
+    )

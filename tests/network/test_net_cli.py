@@ -15,6 +15,7 @@ from net_helpers import (
     LOOPBACK,
     PYTHON,
     REPO,
+    bots_run_copies,
     free_port,
     mosquitto,
     running_server,
@@ -382,25 +383,7 @@ async def test_copies_sharing_a_token_are_refused_with_the_reason_and_own_tokens
     admin = add_token(tokens, "lead", admin=True)
 
     async def bots_run(*more: str, env: dict[str, str] | None = None) -> asyncio.subprocess.Process:
-        return await asyncio.create_subprocess_exec(
-            BOTS,
-            "run",
-            "greedy",
-            "--game",
-            "mahjong",
-            "--name",
-            "tb",
-            "--copies",
-            "2",
-            "--url",
-            url,
-            "--log-level",
-            "warning",
-            *more,
-            stdout=subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-            env={**subprocess_env(), **(env or {})},
-        )
+        return await bots_run_copies(url, "tb", *more, env=env)
 
     async with running_server(tokens=tokens) as server:
         url = ws_url(server)
