@@ -98,8 +98,9 @@ EXAMPLES: tuple[ExampleGame, ...] = (
         intro=(
             "Four greedy bots, the competition ruleset. Only seat 0's messages are shown: it sees "
             "its own tiles, everyone's discards and melds, and is asked to claim only when it has "
-            "a claim. Tiles are `1m`…`9m`, `1p`…`9p`, `1s`…`9s`, `1z`…`7z` (E S W N, white, "
-            "green, red; see RULES.md)."
+            "a claim (competition ruleset; under `claims_ask_every_seat` it is asked, with `pass` "
+            "alone, after every discard of another seat). Tiles are `1m`…`9m`, `1p`…`9p`, "
+            "`1s`…`9s`, `1z`…`7z` (E S W N, white, green, red; see RULES.md)."
         ),
     ),
 )
@@ -325,15 +326,25 @@ def _handshake_section() -> list[str]:
         "illegal answer gets an `error` and the request is asked again once (with a new `seq`);",
         "after a second failure the referee plays the game's fallback action for the seat and",
         "sends that seat, and no other, a `penalty` event (in a mahjong claim only the seats",
-        "that can claim are asked, so the others must not learn who failed). Malformed is also",
+        "that can claim are asked, unless the ruleset sets `claims_ask_every_seat`, so the",
+        "others must not learn who failed). Malformed is also",
         "an `action` with the pending `seq` that names another `seat` than the request's, or",
         "has a field of the wrong JSON type (`bad_message`); an action with another `seq`, or",
         "that names another `match` or `game` (a late answer to an earlier request), gets",
         "`stale_seq` and the request stays pending. A bad message never closes the connection",
-        "by itself.",
+        "by itself; many in a short time do (`flood`), but a bot's first late answer to a request",
+        "it was sent is not counted (a second answer to it, or an answer to a request never",
+        "sent, is).",
         "A request's `observation` holds everything the seat may know, so a bot that decides",
         'from requests alone may say `"events": false` in its `hello` and is then sent no',
         "`event` at all (requests, errors and `bye` still come).",
+        "",
+        "In mahjong, after a discard or an added kong a request goes only to the seats that can",
+        "claim, unless the ruleset sets `claims_ask_every_seat` (`--ruleset competition-server`,",
+        'RULES.md "Asking every seat"). Then every other seat gets one, a seat with no claim',
+        'with `"legal": ["pass"]`. It must be answered like any other request, before its',
+        "deadline: the referee never answers for the bot. A bot that wants its own claim chances",
+        "kept private should not answer a `pass`-only request faster than a real choice.",
         "",
         f"Over MQTT a bot must send a message at least every {silence} s: `ping` when it has",
         "nothing else to say (the server does not answer it). A bot silent for longer gets `bye`",

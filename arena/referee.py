@@ -8,7 +8,9 @@ penalty. Nothing a bot does can stop the game or crash the referee.
 Time controls (`TimeControl`): besides the per-decision deadline a match may give each player a
 `TimeBank`. An answer after the deadline is then still taken while the bank covers the overrun,
 and the overrun is spent from the bank; an answer the bank cannot cover (or none at all) empties
-the bank and plays the fallback at once, without a re-ask.
+the bank and plays the fallback at once, without a re-ask. A ``late`` that the seat reports
+itself (a server's word that the bot is gone, or came back while a request was pending) is no
+timeout: it spends nothing and is asked again, as without a bank.
 """
 
 from __future__ import annotations
@@ -137,6 +139,10 @@ class PlayedGame:
 class _Failure:
     code: ErrorCode
     text: str
+    out_of_time: bool = False
+    """The referee's own clock ran past the deadline and the bank: only that spends the bank
+    and skips the re-ask. A ``late`` the server reports (the bot is gone, or came back while a
+    request was pending) used no time of the bot's."""
 
 
 class _RequestNumbers:
@@ -256,7 +262,7 @@ class _Table:
         except TimeoutError:
             if self.bank is not None:
                 self.bank.spend(player, bank_ms)
-            return _Failure(ErrorCode.LATE, f"no action within {limit_ms:.0f} ms")
+            return _Failure(ErrorCode.LATE, f"no action within {limit_ms:.0f} ms", out_of_time=True)
         except SeatFailure as failure:
             return _Failure(failure.code, failure.text)
         # A CPU-bound in-process bot never yields, so the timeout cannot interrupt it: time it too.
@@ -266,7 +272,9 @@ class _Table:
                 self.bank.spend(player, elapsed_ms - self.deadline_ms)
             if elapsed_ms > limit_ms:
                 return _Failure(
-                    ErrorCode.LATE, f"answered after {elapsed_ms:.0f} ms > {limit_ms:.0f} ms"
+                    ErrorCode.LATE,
+                    f"answered after {elapsed_ms:.0f} ms > {limit_ms:.0f} ms",
+                    out_of_time=True,
                 )
         if reply.seq != request.seq:
             return _Failure(
@@ -304,7 +312,7 @@ class _Table:
             outcome = await self._ask_once(seat, request)
             if not isinstance(outcome, _Failure):
                 return outcome, False
-            last_chance = self.bank is not None and outcome.code is ErrorCode.LATE
+            last_chance = self.bank is not None and outcome.out_of_time
             self.record(
                 {
                     "type": "failure",

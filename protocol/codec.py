@@ -42,6 +42,10 @@ def read_frame(raw: str | bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProtocolError(ErrorCode.BAD_JSON, f"not JSON: {exc}") from None
+    except RecursionError:
+        # A few KiB of "[[[[…" nest deeper than the parser's recursion: valid JSON in theory,
+        # but no message nests like that, and it is the sender's fault, not the server's.
+        raise ProtocolError(ErrorCode.BAD_JSON, "not JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.BAD_JSON, "a message is a JSON object")
     return data

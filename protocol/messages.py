@@ -47,24 +47,27 @@ class ErrorCode(StrEnum):
 
 #: what each code means, for docs/PROTOCOL.md and for people reading logs
 ERROR_MEANINGS: dict[ErrorCode, str] = {
-    ErrorCode.BAD_JSON: "the frame is not a JSON object",
+    ErrorCode.BAD_JSON: "the frame is not a JSON object (or nests too deeply to parse)",
     ErrorCode.BAD_MESSAGE: "valid JSON, not a valid message (unknown type, missing or extra "
     "field, wrong JSON type, an action for the pending request naming another seat)",
     ErrorCode.UNSUPPORTED_VERSION: "the message's `v` is not a protocol version the server speaks",
     ErrorCode.TOO_LARGE: "the frame is larger than the server accepts",
     ErrorCode.AUTH_FAILED: "the bot or admin may not log in (unknown or missing token, a name "
     "in use, a name other than its MQTT topic's); the connection is closed",
-    ErrorCode.NOT_EXPECTED: "a valid message that is not expected now (an action with no request)",
+    ErrorCode.NOT_EXPECTED: "a valid message that is not expected now (an action with no request "
+    "pending, or a `close_table` for a table the connection did not open)",
     ErrorCode.NO_SESSION: "an action, ping or bye on a connection with no session (never said "
     "hello, or the server restarted or dropped the session): say hello again, with the resume "
     "token to keep a seat",
     ErrorCode.STALE_SEQ: "an action whose `seq`, `match` or `game` is not the pending "
-    "request's (a late answer); the request stays pending",
+    "request's (a late answer); the request stays pending; not counted towards `flood` when it "
+    "is the first answer to a request the bot was sent",
     ErrorCode.LATE: "no answer before the deadline (and no time bank left)",
     ErrorCode.INVALID_ACTION: "the action text does not name an action of this game",
     ErrorCode.ILLEGAL_ACTION: "a well-formed action the rules forbid now",
     ErrorCode.BOT_FAILURE: "an in-process bot raised an exception",
-    ErrorCode.FLOOD: "too many bad messages; the connection is closed",
+    ErrorCode.FLOOD: "too many bad messages (first late answers aside; frames that caused an "
+    "`internal` error included); the connection is closed",
     ErrorCode.INTERNAL: "a server fault; the game goes on with the fallback action",
 }
 

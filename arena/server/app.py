@@ -39,6 +39,9 @@ log = structlog.get_logger(__name__)
 EMBEDDED = "embedded"
 BYE_DELIVERY_TIMEOUT_S = 2.0
 """How long a stopping server's embedded broker may take to deliver the bots' byes."""
+FORCED_CLOSE_S = 2.0
+"""After a second signal, how long connections get to take their ``bye`` and close frame before
+they are aborted: a peer that reads has them in milliseconds, one that does not never will."""
 
 
 class ServerConfigError(ArenaError, ValueError):
@@ -207,7 +210,7 @@ class ArenaServer:
             )
             if forced in done:
                 log.warning("forced_shutdown", tables=len(self.hub.tables))
-                await self.hub.close_all("the server is shutting down now")
+                await self.hub.close_all("the server is shutting down now", limit_s=FORCED_CLOSE_S)
                 await drain
             else:
                 forced.cancel()

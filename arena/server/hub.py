@@ -84,7 +84,7 @@ def _json_object(raw: str | bytes) -> dict[str, Any] | None:
     a valid frame is parsed once)."""
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 
@@ -208,11 +208,25 @@ class Hub:
             return False
         return True
 
-    async def close_all(self, reason: str) -> None:
-        for table_id in list(self.tables):
-            await self.close_table(table_id, reason)
-        for conn in list(self.connections):
-            await conn.shut(reason)
+    async def close_all(self, reason: str, *, limit_s: float | None = None) -> None:
+        """Close every table, then every connection (with a ``bye`` where one is due). Each
+        step goes to every table or connection at once: a peer that does not read delays only
+        itself, and a write to it is given up after a few seconds anyway. ``limit_s``: links
+        still closing after that long are aborted (a forced shutdown)."""
+
+        async def close_everything() -> None:
+            await asyncio.gather(
+                *(self.close_table(table_id, reason) for table_id in list(self.tables))
+            )
+            await asyncio.gather(*(conn.shut(reason) for conn in list(self.connections)))
+
+        closing = asyncio.ensure_future(close_everything())
+        done, _pending = await asyncio.wait({closing}, timeout=limit_s)
+        if not done:
+            log.warning("connections_aborted", count=len(self.connections), after_s=limit_s)
+            for conn in list(self.connections):
+                conn.link.abort()
+        await closing
 
 
 class Connection:
@@ -259,16 +273,29 @@ class Connection:
         await self.link.send(message.model_dump_json(exclude_none=True))
 
     async def _bad(
-        self, code: ErrorCode, text: str, seq: int | None = None, *, answered: bool = False
+        self,
+        code: ErrorCode,
+        text: str,
+        seq: int | None = None,
+        *,
+        answered: bool = False,
+        late: bool = False,
     ) -> None:
         """Answer a bad frame; close the connection once they come too fast. ``answered``: the
         frame was a bad answer to the pending request, which the referee now answers with its
-        own error and re-ask, so nothing is sent here (the bot would get the error twice)."""
+        own error and re-ask, so nothing is sent here (the bot would get the error twice).
+        ``late``: an answer to a request this bot was sent, after it stopped pending; it gets
+        its error but is no flood (a slow bot is not a hostile one, and has been penalised)."""
         (self.session.log if self.session is not None else self.log).info(
-            "bad_frame", code=code.value, text=text[:200], to_referee=answered
+            "bad_frame", code=code.value, text=text[:200], to_referee=answered, late=late
         )
         if not answered:
             await self._send(Error(code=code, text=text, seq=seq))
+        if not late:
+            await self._strike()
+
+    async def _strike(self) -> None:
+        """Count a bad frame against the flood limit; over it, close the connection."""
         if self.guard.strike():
             self.log.warning("flood", role=self.role.value)
             await self._send(Error(code=ErrorCode.FLOOD, text="too many bad messages; goodbye"))
@@ -290,6 +317,9 @@ class Connection:
             self.hub.internal_errors += 1
             self.log.exception("frame_handler_failed", error=repr(exc))
             await self._send(Error(code=ErrorCode.INTERNAL, text="internal server error"))
+            # Whatever frame set off the bug may be sent again and again, each costing a
+            # traceback in the log: the flood limit holds here too.
+            await self._strike()
 
     async def _first_frame(self, raw: str | bytes) -> None:
         if self.admin_allowed:
@@ -298,8 +328,8 @@ class Connection:
                 return
             try:
                 data = json.loads(raw)
-            except (ValueError, UnicodeDecodeError):
-                data = None
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                data = None  # not an admin frame: the bot parser gives the error
             if isinstance(data, dict) and data.get("type") in ADMIN_TYPES:
                 await self._admin_frame(raw)
                 return
@@ -319,7 +349,13 @@ class Connection:
             refusal = await session.from_bot(message)
             if refusal is not None:
                 error = refusal.error
-                await self._bad(error.code, error.text, error.seq, answered=refusal.answered)
+                await self._bad(
+                    error.code,
+                    error.text,
+                    error.seq,
+                    answered=refusal.answered,
+                    late=refusal.late,
+                )
         elif isinstance(message, Ping) and session is not None:
             pass  # a sign of life: the transport has noted the frame's arrival
         elif isinstance(message, Hello) and self.role is Role.NEW:
@@ -379,11 +415,18 @@ class Connection:
         elif isinstance(message, OpenTable):
             self._spawn(self._open_table(message))
         elif isinstance(message, CloseTable):
-            if message.table in self.tables:
-                self.tables.discard(message.table)
-                await self.hub.close_table(
-                    message.table, "closed by its admin", self.hub.limits.detach_grace_s
+            if message.table not in self.tables:
+                # Saying table_closed would tell this admin a table it has no say over is gone,
+                # while it plays on.
+                await self._bad(
+                    ErrorCode.NOT_EXPECTED,
+                    f"no table {message.table} opened by this connection",
                 )
+                return
+            self.tables.discard(message.table)
+            await self.hub.close_table(
+                message.table, "closed by its admin", self.hub.limits.detach_grace_s
+            )
             await self._send(TableClosed(table=message.table, reason="closed by its admin"))
         elif isinstance(message, StatusQuery):
             await self._send(self.hub.status())

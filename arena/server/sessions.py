@@ -30,6 +30,10 @@ log = structlog.get_logger(__name__)
 
 DEFAULT_JOURNAL_CAP = 100_000
 """Events kept for an absent bot; a 384-hand mahjong match sends one bot about 35,000."""
+UNANSWERED_KEPT = 16
+"""Requests a bot was sent and has not answered, remembered so that a late answer to one is
+known for what it is. Only one request is pending at a time: the last few cover any bot that
+answers at all."""
 
 
 class Link(Protocol):
@@ -45,7 +49,13 @@ class Link(Protocol):
         ...
 
     async def close(self, reason: str) -> None:
-        """Close the link; idempotent."""
+        """Close the link; idempotent. Waits a few seconds at most, even for a peer that does
+        not read."""
+        ...
+
+    def abort(self) -> None:
+        """Drop the link at once, whatever is still unsent (a forced shutdown); `close` may
+        still be called and returns promptly."""
         ...
 
 
@@ -94,6 +104,10 @@ class Refusal:
 
     error: Error
     answered: bool = False
+    late: bool = False
+    """An answer to a request this bot was sent, after the request stopped pending (the
+    referee gave up on it, or it was abandoned when the bot resumed): a slow bot's, not a
+    flood."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +180,7 @@ class Frame:
         """A frame from a seat connection; None when it is not a JSON object."""
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         if not isinstance(data, dict):
             return None
@@ -220,6 +234,9 @@ class BotSession:
         self.journal_cap = journal_cap
         self.dropped = 0
         self._pending: _Pending | None = None
+        self._unanswered: dict[int, _Pending] = {}
+        """Requests sent to the bot and not answered yet, by seq, oldest first (at most
+        `UNANSWERED_KEPT`); the pending one among them."""
         self._where: tuple[str | None, str | None, int | None] = (None, None, None)
         self.log = log.bind(bot=name, session=self.session_id)
 
@@ -240,6 +257,7 @@ class BotSession:
         self.log.info("seat_released", state=self.state.value)
         self.binding = None
         self._pending = None
+        self._unanswered.clear()  # the next table numbers its requests from 1 again
         self.journal.clear()
         self.dropped = 0
         self.log = log.bind(bot=self.name, session=self.session_id)
@@ -270,6 +288,10 @@ class BotSession:
                     await binding.sink.fail(frame.seq, why)
                 return
             self._pending = _Pending(frame.seq, frame.seat, frame.match, frame.game)
+            self._unanswered.pop(frame.seq, None)
+            self._unanswered[frame.seq] = self._pending
+            if len(self._unanswered) > UNANSWERED_KEPT:
+                del self._unanswered[next(iter(self._unanswered))]
         elif frame.kind == "error" and self._pending is not None and frame.seq == self._pending.seq:
             # The referee gave up on that request (late answer): a later action for it is stale.
             self._pending = None
@@ -296,6 +318,18 @@ class BotSession:
 
     # -- the bot's side ---------------------------------------------------------------------
 
+    def _late(self, action: Action) -> bool:
+        """``action`` answers a request this bot was sent that no longer pends, and is the
+        first answer to it: a late answer. Forgets the request, so that answering it again
+        counts as a bad frame like any other."""
+        asked = self._unanswered.get(action.seq)
+        if asked is None or asked is self._pending:
+            return False
+        if _mismatch(("match", action.match, asked.match), ("game", action.game, asked.game)):
+            return False
+        del self._unanswered[action.seq]
+        return True
+
     async def from_bot(self, action: Action) -> Refusal | None:
         """The bot's action: forwarded to the referee, or why not."""
         binding = self.binding
@@ -306,7 +340,8 @@ class BotSession:
             )
         if pending is None or binding.sink is None:
             return Refusal(
-                Error(code=ErrorCode.NOT_EXPECTED, text="no request is pending", seq=action.seq)
+                Error(code=ErrorCode.NOT_EXPECTED, text="no request is pending", seq=action.seq),
+                late=self._late(action),
             )
         if action.seq != pending.seq:
             # An answer to another request (most likely one the referee gave up on): the
@@ -316,7 +351,8 @@ class BotSession:
                     code=ErrorCode.STALE_SEQ,
                     text=f"action for seq {action.seq}; the pending request is seq {pending.seq}",
                     seq=action.seq,
-                )
+                ),
+                late=self._late(action),
             )
         other_game = _mismatch(
             ("match", action.match, pending.match), ("game", action.game, pending.game)
@@ -340,6 +376,7 @@ class BotSession:
             await self._fail_pending(error)
             return Refusal(error, answered=True)
         self._pending = None
+        self._unanswered.pop(pending.seq, None)
         await binding.sink.answer(
             Action(
                 match=pending.match,
@@ -381,6 +418,9 @@ class BotSession:
 
     async def _fail_pending(self, error: Error) -> None:
         pending, self._pending = self._pending, None
+        if pending is not None:
+            # Answered, if badly: another answer to it later is no late answer.
+            self._unanswered.pop(pending.seq, None)
         binding = self.binding
         if pending is not None and binding is not None and binding.sink is not None:
             await binding.sink.fail(pending.seq, error.text, error.code)

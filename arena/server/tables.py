@@ -145,8 +145,8 @@ class Table:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(grace_s):
                     await self._unattached.wait()
-        for sink in list(self.sinks.values()):
-            await sink.detach(reason)
+        # All at once: one seat connection slow to close must not hold up the others'.
+        await asyncio.gather(*(sink.detach(reason) for sink in list(self.sinks.values())))
         self.sinks.clear()
         for slot in range(len(self.sessions)):
             if slot not in self.released:

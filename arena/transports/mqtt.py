@@ -26,11 +26,13 @@ resume token in its ``welcome``.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import logging
 import re
 import secrets
 import socket
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -61,6 +63,9 @@ _CLIENT_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}-[A-Za-z0-9_.-]{1,64}$")
 PENDING_PUBLISHES_NORMAL = 4096
 FLUSH_TIMEOUT_S = 10.0
 """How long a stopping server waits for the broker to acknowledge its last messages (the byes)."""
+MAX_WAITING_FRAMES = 64
+"""Messages from one bot connection that may wait while its previous one is handled; beyond
+that they are dropped. An honest bot sends one action per request and a ping now and then."""
 
 
 class MqttConfigError(ArenaError, ValueError):
@@ -84,6 +89,14 @@ def parse_up_topic(topic: str) -> tuple[str, str] | None:
     if not (_LEVEL.match(name) and _LEVEL.match(conn)):
         return None
     return name, conn
+
+
+def peer_label(name: str, conn: str) -> str:
+    """How logs name a bot connection: ``mqtt:<name>/<hash>``. Never ``<conn>`` itself: on the
+    embedded broker the client id ``<name>-<conn>`` is what grants its topics, so whoever reads
+    the logs could take over the connection; a short hash still tells connections apart."""
+    digest = hashlib.sha256(conn.encode("utf-8")).hexdigest()[:8]
+    return f"mqtt:{name}/{digest}"
 
 
 def bot_client_id(name: str, conn: str) -> str:
@@ -250,7 +263,7 @@ class MqttLink:
         self.bridge = bridge
         self.key = (name, conn)
         self.topic = down_topic(name, conn)
-        self.peer = f"mqtt:{name}/{conn}"
+        self.peer = peer_label(name, conn)
         self.open = True
 
     async def send(self, text: str, *, urgent: bool = True) -> bool:
@@ -268,6 +281,10 @@ class MqttLink:
             # No socket will report this link's end (as a websocket's handler does): say so here.
             await conn.lost()
 
+    def abort(self) -> None:
+        # Publishing never waits for the bot, so there is nothing to cut short: only stop.
+        self.open = False
+
 
 class MqttBridge:
     """The server's MQTT client (see the module docstring)."""
@@ -284,6 +301,10 @@ class MqttBridge:
         self._publishing: set[asyncio.Task[None]] = set()
         self._heard: dict[tuple[str, str], float] = {}
         """When each bot connection last sent anything (event loop time), for `_watch`."""
+        self._inboxes: dict[tuple[str, str], deque[bytes]] = {}
+        """Messages of each bot connection waiting to be handled; a key is here exactly while
+        its worker (in `_workers`) runs."""
+        self._workers: dict[tuple[str, str], asyncio.Task[None]] = {}
 
     def publish(self, topic: str, text: str) -> bool:
         client = self.client
@@ -373,7 +394,7 @@ class MqttBridge:
                     watcher = asyncio.create_task(self._watch())
                     try:
                         async for message in client.messages:
-                            await self._dispatch(str(message.topic), message.payload)
+                            self._dispatch(str(message.topic), message.payload)
                     finally:
                         watcher.cancel()
             except aiomqtt.MqttError as exc:
@@ -381,6 +402,7 @@ class MqttBridge:
             finally:
                 self.client = None
                 self.ready.clear()
+                await self._stop_workers()
                 await self._drop_all()
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
@@ -391,19 +413,54 @@ class MqttBridge:
             if conn is not None:
                 await conn.lost()
 
-    async def _dispatch(self, topic: str, payload: Any) -> None:
+    def _dispatch(self, topic: str, payload: Any) -> None:
+        """Hand one message to its bot connection's worker. Each bot connection's messages are
+        handled in order, but apart from every other's: handling one may wait on a write (an
+        action relayed to a referee's seat connection), which must not hold up the other bots,
+        as one loop over every message would."""
         key = parse_up_topic(topic)
         if key is None or not isinstance(payload, bytes | bytearray):
             return
-        conn = self.connections.get(key)
         self._heard[key] = asyncio.get_running_loop().time()
+        inbox = self._inboxes.get(key)
+        if inbox is None:
+            inbox = self._inboxes[key] = deque()
+            self._workers[key] = asyncio.create_task(self._work(key, inbox))
+        elif len(inbox) >= MAX_WAITING_FRAMES:
+            log.warning("mqtt_frame_dropped", peer=peer_label(*key), waiting=len(inbox))
+            return
+        inbox.append(bytes(payload))
+
+    async def _work(self, key: tuple[str, str], inbox: deque[bytes]) -> None:
+        """Handle ``key``'s messages until none is waiting (a new one starts a new worker)."""
+        try:
+            while inbox:
+                await self._handle(key, inbox.popleft())
+        except Exception as exc:  # the hub guards every frame; this is a bug of the bridge's
+            log.exception("mqtt_worker_failed", peer=peer_label(*key), error=repr(exc))
+        finally:
+            # No await between the loop's last check and here: a message that came meanwhile
+            # found this worker running and is in ``inbox``, handled above.
+            self._inboxes.pop(key, None)
+            self._workers.pop(key, None)
+
+    async def _stop_workers(self) -> None:
+        workers = list(self._workers.values())
+        for worker in workers:
+            worker.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        self._inboxes.clear()
+        self._workers.clear()
+
+    async def _handle(self, key: tuple[str, str], payload: bytes) -> None:
+        conn = self.connections.get(key)
         if conn is None:
             link = MqttLink(self, *key)
             # The topic names the bot: its hello may not claim another name (the broker's ACL
             # grants a client its topics by name).
             conn = self.hub.connection(link, admin=False, timed=False, name=key[0])
             self.connections[key] = conn
-            await conn.feed(bytes(payload))
+            await conn.feed(payload)
             # Only a hello opens a connection; anything else got its error and is forgotten,
             # so stray messages on made-up topics cost the server no memory.
             if conn.role is Role.NEW:
@@ -412,6 +469,6 @@ class MqttBridge:
             elif conn.role is Role.CLOSED:
                 self.forget(key)
             return
-        await conn.feed(bytes(payload))
+        await conn.feed(payload)
         if conn.role is Role.CLOSED:
             self.forget(key)

@@ -34,6 +34,19 @@ requests a mahjong bot is sent about six events; held back, they ride with the n
 one write. Measured: 0.05 s cut the time per decision by a quarter against no wait."""
 CLOSE_TIMEOUT_S = 2.0
 """How long a closing handshake may take before the socket is dropped."""
+SEND_TIMEOUT_S = 5.0
+"""How long a write to a peer may wait for the peer to read (for the server's send buffer to
+drain) before the peer is taken for gone and its connection aborted. The server handles a
+connection's frames one at a time, so without a limit a bot that stops reading would hold up
+whatever writes to it for ever: its table's seat connection (and with it the referee's
+keep-alive and the whole match), or the server's shutdown. An honest bot reads within
+milliseconds; a few seconds also cover a loaded machine."""
+MAX_BACKLOG_BYTES = 4 * 1024 * 1024
+"""The most the server lets pile up unsent for one peer before it aborts the connection. The
+websocket library answers each ping with a pong outside any flow control, so a peer that sends
+pings and never reads would otherwise grow the server's memory as fast as it can send. The
+server's own writes stop at the library's write limit (32 KiB) plus one batch of frames, far
+below this."""
 
 _REASON_BYTES = 120  # a close frame's reason is at most 123 bytes
 
@@ -57,6 +70,58 @@ async def write_frames(connection: ServerConnection | ClientConnection, texts: l
                 connection.transport.write_eof()
             else:
                 connection.transport.close()
+
+
+class PeerNotReading(ConnectionError):
+    """The peer did not read what the server sent it (see `SEND_TIMEOUT_S`)."""
+
+
+class GuardedConnection(ServerConnection):
+    """The server's side of a websocket connection, which gives up on a peer that does not read:
+    a write waits at most `SEND_TIMEOUT_S` for the peer, and at most `MAX_BACKLOG_BYTES` may
+    wait unsent. Either way the connection is aborted, and whatever was writing to it gets
+    `ConnectionClosed`: the hub then treats the peer as gone (a seated bot turns absent and the
+    referee plays its fallbacks)."""
+
+    dropped_because: str | None = None
+    """Why this connection gave up on its peer, once it has."""
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        # Pongs (and close frames) are written here, outside the flow control of `drain`.
+        self._backlog_exceeded()
+
+    async def drain(self) -> None:
+        # The library calls this after every write, whoever wrote (our frames, its pings, its
+        # close frame), so this one limit covers them all.
+        if self._backlog_exceeded():
+            raise PeerNotReading(self.dropped_because)
+        try:
+            async with asyncio.timeout(SEND_TIMEOUT_S):
+                await super().drain()
+        except TimeoutError:
+            self._abort(f"the peer read nothing for {SEND_TIMEOUT_S:g} s")
+            raise PeerNotReading(self.dropped_because) from None
+
+    def _backlog_exceeded(self) -> bool:
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return self.dropped_because is not None
+        if transport.get_write_buffer_size() > MAX_BACKLOG_BYTES:
+            self._abort(f"more than {MAX_BACKLOG_BYTES} bytes unread by the peer")
+        return self.dropped_because is not None
+
+    def _abort(self, why: str) -> None:
+        if self.dropped_because is None:
+            self.dropped_because = why
+            address = self.remote_address
+            log.warning(
+                "peer_not_reading",
+                peer=f"{address[0]}:{address[1]}" if address else "?",
+                why=why,
+                unsent_bytes=self.transport.get_write_buffer_size(),
+            )
+        self.transport.abort()
 
 
 class FrameBatcher:
@@ -140,6 +205,10 @@ class WebSocketLink:
         clipped = reason.encode("utf-8")[:_REASON_BYTES].decode("utf-8", "ignore")
         await self.connection.close(1000, clipped)
 
+    def abort(self) -> None:
+        self.batcher.closed = True
+        self.connection.transport.abort()
+
 
 async def serve_websockets(
     hub: Hub, host: str, port: int, *, ping_interval_s: float | None = 20.0
@@ -170,6 +239,7 @@ async def serve_websockets(
         ping_timeout=ping_interval_s,
         close_timeout=CLOSE_TIMEOUT_S,
         open_timeout=hub.limits.hello_timeout_s,
+        create_connection=GuardedConnection,
     )
 
 

@@ -8,12 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from arena.dealing import MatchSeed
 from arena.games.errors import RulesetError
 from arena.matches.liars_dice_series import make_ld_bot, run_match
 from arena.records import MemoryRecorder
-from arena.referee import DEFAULT_DEADLINE_MS, TimeBank, TimeControl
+from arena.referee import DEFAULT_DEADLINE_MS, TimeBank, TimeControl, play_game
+from arena.transports.base import SeatFailure
 from arena.transports.inprocess import InProcessSeat
-from protocol.messages import Action, Request
+from bots.base import Bot
+from protocol.messages import Action, ErrorCode, Request
 
 DICE_RULES = "[rules]\nplayers = 2\n\n[time]\n"
 
@@ -84,3 +87,48 @@ def test_the_bank_pays_for_late_answers_and_without_one_they_are_penalised() -> 
     assert _failures(bank) == 0
     assert bank is not None and bank.left("slow") < 60_000
     assert _failures(None) > 0
+
+
+class ResumedSeat(InProcessSeat):
+    """Its first request is answered ``late`` by the seat itself, at once: what a server says
+    for a bot that came back on a new connection while the request was pending. It answers
+    every request after that."""
+
+    def __init__(self, bot: Bot) -> None:
+        super().__init__(bot)
+        self.reported = 0
+
+    async def ask(self, request: Request) -> Action:
+        if not self.reported:
+            self.reported += 1
+            raise SeatFailure(ErrorCode.LATE, "bot rz reconnected while a request was pending")
+        return await super().ask(request)
+
+
+def test_a_late_the_seat_reports_is_asked_again_even_with_a_bank() -> None:
+    """Audit r11: with a bank, the server's ``late`` for a resumed bot was taken for a bank
+    failure (no re-ask, a penalty), although no time ran out; NETWORK.md promises it is asked
+    again. Only the referee's own clock spends the bank and skips the re-ask."""
+    seats = (
+        ResumedSeat(make_ld_bot("random-guess", {"seed": "rz"})),
+        InProcessSeat(make_ld_bot("type5", {"seed": "rz"})),
+    )
+    bank = TimeControl(bank_ms=60_000).new_bank()
+    recorder = MemoryRecorder()
+    played = asyncio.run(
+        play_game(
+            "liars_dice",
+            seats,
+            rules={},
+            seed=MatchSeed.from_text("resumed"),
+            deal={"game_index": 0},
+            players=["rz", "t5"],
+            recorder=recorder,
+            time_bank=bank,
+        )
+    )
+    failures = [line for line in recorder.lines if line["type"] == "failure"]
+    assert [line["code"] for line in failures] == ["late"]
+    assert played.penalties == (0, 0)
+    assert not any(line.get("fallback") for line in recorder.lines if line["type"] == "decision")
+    assert bank is not None and bank.left("rz") == 60_000

@@ -87,6 +87,16 @@ def test_too_large_frame() -> None:
     assert caught.value.code == ErrorCode.TOO_LARGE
 
 
+@pytest.mark.parametrize("raw", ["[" * 5000 + "]" * 5000, '{"a":' * 5000 + "1" + "}" * 5000])
+def test_json_nested_too_deeply_is_bad_json(raw: str) -> None:
+    """10 KiB of brackets (under a bot's 16 KiB limit) nest deeper than the JSON parser's
+    recursion: the sender's fault (``bad_json``), not a server fault with a traceback."""
+    with pytest.raises(ProtocolError) as caught:
+        parse_message(raw)
+    assert caught.value.code == ErrorCode.BAD_JSON
+    assert "nested too deeply" in caught.value.text
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
     lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
