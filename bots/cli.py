@@ -31,7 +31,7 @@ import typer
 from arena.dealing import MatchSeed
 from arena.games.registry import ALIASES, UnknownGameError, canonical_name
 from arena.logs import LOG_LEVELS, LogSetupError, check_log_level, configure_logging
-from arena.matches.bot_seeds import bot_options
+from arena.matches.bot_seeds import seeded_options
 from bots.adapters import adapter_for
 from bots.base import Bot
 from bots.client import BotClient, ClientRefused, ResumeFileError, check_resume_file
@@ -89,12 +89,6 @@ def list_bots(game: str | None = typer.Option(None, help="only this game")) -> N
         typer.echo(f"{name}: {', '.join(_available(name)) or '(none yet)'}")
 
 
-UNSEEDED: frozenset[tuple[str, str]] = frozenset({("mahjong", "greedy")})
-"""(game, strategy) of the bots that make no random choice and so take no ``seed`` setting;
-every other bot is given one (`build_bots`), so a bot added without this entry that refuses a
-seed fails loudly rather than play unseeded."""
-
-
 def build_bots(
     strategy: str,
     game: str | None,
@@ -121,7 +115,7 @@ def build_bots(
     run_seed = seed if seed is not None else MatchSeed.generate()
     bots: dict[str, Bot] = {}
     for kind in games:
-        settings = config if (kind, strategy) in UNSEEDED else bot_options(run_seed, name, config)
+        settings = seeded_options(kind, strategy, run_seed, name, config)
         try:
             bots[kind] = make_bot(kind, strategy, settings, name=name)
         except (UnknownBotError, ValueError) as exc:

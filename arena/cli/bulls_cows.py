@@ -21,6 +21,8 @@ from arena.cli.common import (
     print_json,
     progress,
     refuse_config_on_server,
+    refuse_public_seed_on_server,
+    seed_shown_at_end,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.games.errors import RulesetError
@@ -157,8 +159,9 @@ def match_cmd(
     games: int = typer.Option(20, help="games; A starts the even ones, B the odd ones"),
     seed: str | None = typer.Option(
         None,
-        help="match seed: 64 hex digits or any text; default: fresh from the operating system, "
-        "printed to stderr",
+        help="match seed: 64 hex digits or any text (with --server: 64 hex digits only); default: "
+        "fresh and secret from the operating system, its commitment printed to stderr at the "
+        "start, itself at the end",
     ),
     digits: int = typer.Option(3, help="symbols per code"),
     alphabet: str = typer.Option("123456789", help="the symbols codes are made of"),
@@ -177,6 +180,7 @@ def match_cmd(
     from arena.matches.bulls_cows import play_series
     from bots.bulls_cows import BotConfigError
 
+    refuse_public_seed_on_server(seed, server)
     a_config: dict[str, Any] = {}
     b_config: dict[str, Any] = {}
     if server is not None:
@@ -211,12 +215,11 @@ def match_cmd(
     )
     if server is not None and a == b:
         fail("--a and --b must name two different bots on the server")
-    if seed is None:
-        console.print(f"seed: {seed_text}", highlight=False)
     try:
         with (
             interrupt_exits(record),
             match_recorder(record, "bulls-cows", seed_text, console) as recorder,
+            seed_shown_at_end(seed_text, seed is None, console),
             progress(games, f"{a_name} vs {b_name}", transient=True) as advance,
         ):
             series = partial(series, recorder=recorder, progress=advance)
@@ -264,9 +267,10 @@ def bench_cmd(
     """1A2B figures side by side: super comparison and optimal over all 504 secrets, every
     sound guesser against the evader, the best 4-digit guesser, decision latency, with the
     random guesser measured in the same run as the baseline."""
-    from arena.bench.bulls_cows import run_bench
+    from arena.bench.bulls_cows import render_targets, run_bench
 
-    figures = run_bench(seed=seed, evader_runs=runs)
+    with interrupt_exits(None):
+        figures = run_bench(seed=seed, evader_runs=runs)
     if json_output:
         print_json(figures)
         return
@@ -302,6 +306,8 @@ def bench_cmd(
     typer.echo(row("random (baseline)", base4))
     typer.echo(row("optimal (shipped best-found tree)", best4))
     typer.echo(row("entropy (tree walk)", ent4))
+    for line in render_targets(figures["targets"]):
+        typer.echo(line)
 
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:

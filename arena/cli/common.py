@@ -59,6 +59,7 @@ def fail(message: str, code: int = 2) -> NoReturn:
     stopped first, so the error is the last line and not followed by the bar."""
     for bar in list(_LIVE_BARS):
         bar.stop()
+    _reveal_pending_seeds()
     # soft_wrap: one line however narrow the terminal (or 80 columns when piped), for scripts.
     console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
@@ -193,6 +194,61 @@ def fresh_seed(seed: str | None) -> str:
     default such as ``1`` would let a bot check its guess against the commitment and derive
     every deal)."""
     return seed if seed is not None else MatchSeed.generate().hex()
+
+
+NEW_SEED_HINT = "python -c 'import secrets; print(secrets.token_hex(32))'"
+
+
+def refuse_public_seed_on_server(seed: str | None, server: str | None) -> None:
+    """Stop at once when ``--server`` comes with a seed that is not secret (`secret_seed`): the
+    bots are sent its commitment (SHA-256) in ``match_start``, so a bot could hash likely texts
+    (``5``, ``test``, a date) until one matches, then derive every deal of the match. A league
+    on a server refuses such a seed for the same reason."""
+    if server is None or seed is None or secret_seed(seed):
+        return
+    fail(
+        f"--seed {seed!r}: a match on a server needs a secret seed: the bots see its "
+        "commitment, so they could guess a text seed and derive every deal from it; leave out "
+        "--seed for a fresh secret one (shown when the match ends), or give 64 hex digits "
+        f"({NEW_SEED_HINT})"
+    )
+
+
+_PENDING_SEEDS: list[tuple[str, Console]] = []
+
+
+def _reveal_pending_seeds() -> None:
+    while _PENDING_SEEDS:
+        seed, shown_on = _PENDING_SEEDS.pop()
+        shown_on.print(f"seed: {seed}", markup=False, highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def seed_shown_at_end(seed: str, fresh: bool, console: Console) -> Iterator[None]:
+    """Around a match on a fresh seed (``fresh``: drawn here, not given): its commitment when
+    the match starts, the seed once the match is over, however it ends, as a league shows its
+    secret seed. Shown at the start, it would give every deal away to anyone who reads the
+    console or a log while the match runs; the commitment lets the operator check that the seed
+    shown at the end is the one played. If the match stops on an error (`fail`), the seed comes
+    before the error line, which stays the last. A seed the user gave is not shown again."""
+    if not fresh:
+        yield
+        return
+    commitment = MatchSeed.from_text(seed).commitment()
+    console.print(
+        f"seed commitment: {commitment} (a fresh secret seed, shown when the match ends)",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    pending = (seed, console)
+    _PENDING_SEEDS.append(pending)
+    try:
+        yield
+    finally:
+        if pending in _PENDING_SEEDS:
+            _PENDING_SEEDS.remove(pending)
+            console.print(f"seed: {seed}", markup=False, highlight=False, soft_wrap=True)
 
 
 def split_names(text: str, option: str) -> list[str]:

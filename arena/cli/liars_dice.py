@@ -26,6 +26,8 @@ from arena.cli.common import (
     print_json,
     progress,
     refuse_config_on_server,
+    refuse_public_seed_on_server,
+    seed_shown_at_end,
     split_names,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
@@ -178,8 +180,9 @@ def match_command(
     seed: str | None = typer.Option(
         None,
         "--seed",
-        help="match seed: 64 hex digits or any text; default: fresh from the operating system, "
-        "printed to stderr",
+        help="match seed: 64 hex digits or any text (with --server: 64 hex digits only); default: "
+        "fresh and secret from the operating system, its commitment printed to stderr at the "
+        "start, itself at the end",
     ),
     rules: str | None = typer.Option(
         None, "--rules", help="ruleset: a name in configs/rulesets/ or a TOML path"
@@ -220,6 +223,7 @@ def match_command(
         )
     except GameError as exc:
         fail(str(exc))
+    refuse_public_seed_on_server(seed, server)
     output_directory(record, "--record")
     seed_text = fresh_seed(seed)
     if bots is not None:
@@ -286,12 +290,11 @@ def _duel(
     options_a, options_b = (
         ({}, {}) if server is not None else (bot_config(config_a, a), bot_config(config_b, b))
     )
-    if fresh:
-        err.print(f"seed: {seed}", markup=False)
     try:
         with (
             interrupt_exits(record),
             match_recorder(record, "liars-dice-duel", seed, err) as rec,
+            seed_shown_at_end(seed, fresh, err),
             progress(games, escape(f"{a} vs {b}")) as advance,
         ):
             match = partial(
@@ -415,12 +418,11 @@ def _table(
             f"{len(names)} bots): the last cycle is partial, so seats are not exactly balanced"
         )
     label = escape(", ".join(names))
-    if fresh:
-        err.print(f"seed: {seed}", markup=False)
     try:
         with (
             interrupt_exits(record),
             match_recorder(record, "liars-dice-table", seed, err) as rec,
+            seed_shown_at_end(seed, fresh, err),
             progress(games, label) as advance,
         ):
             play = partial(

@@ -14,7 +14,7 @@ from rich import box
 from rich.cells import cell_len
 from rich.table import Table
 
-from arena.bench.mahjong_match import TARGET_SECONDS, run_match_bench
+from arena.bench.mahjong_match import run_match_bench, target_line
 from arena.cli.common import (
     at_least,
     fail,
@@ -25,6 +25,8 @@ from arena.cli.common import (
     print_json,
     progress_bar,
     refuse_config_on_server,
+    refuse_public_seed_on_server,
+    seed_shown_at_end,
     split_names,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
@@ -229,7 +231,10 @@ def match_mahjong(
         MATCH_HANDS, "--games", callback=at_least(1), help="hands per match (384 in the seed)"
     ),
     seed: str | None = typer.Option(
-        None, "--seed", help="match seed: 64 hex digits or any text; default: fresh and printed"
+        None,
+        "--seed",
+        help="match seed: 64 hex digits or any text (with --server: 64 hex digits only); "
+        "default: fresh and secret, its commitment printed at the start, itself at the end",
     ),
     ruleset: str = typer.Option(
         "competition", "--ruleset", help="a name in configs/rulesets/ or a .toml path"
@@ -272,6 +277,7 @@ def match_mahjong(
         fail(f"--layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
     if server is not None and layout != "rotate":
         fail("--server plays the rotate layout: name four connected bots with --bots")
+    refuse_public_seed_on_server(seed, server)
     configured = [f"--config-a {config_a}"] if config_a else []
     configured += [f"--config-b {config_b}"] if config_b else []
     configured += [f"--config {entry}" for entry in config]
@@ -300,15 +306,17 @@ def match_mahjong(
             build_bots(specs[0])
     except (ArenaError, UnknownBotError, ValueError) as exc:
         fail(str(exc))
-    if seed is None:
-        err.print(f"seed: {base_seed}")
     if games % HANDS_PER_ROUND:
         err.print(
             f"[yellow]note:[/] {games} hands is not a multiple of {HANDS_PER_ROUND}: the last "
             "round is partial, so not every player receives every starting hand"
         )
     results: list[MatchResult] = []
-    with interrupt_exits(record), progress_bar(err, transient=True, remaining=False) as progress:
+    with (
+        interrupt_exits(record),
+        seed_shown_at_end(base_seed, seed is None, err),
+        progress_bar(err, transient=True, remaining=False) as progress,
+    ):
         task = progress.add_task("mahjong", total=games * matches)
         for k, spec in enumerate(specs):
 
@@ -374,7 +382,10 @@ def bench_mahjong_match(
         rules = _match_ruleset(ruleset)
     except ArenaError as exc:
         fail(str(exc))
-    with progress_bar(err, transient=True, remaining=False) as progress:
+    with (
+        interrupt_exits(None),
+        progress_bar(err, transient=True, remaining=False) as progress,
+    ):
         task = progress.add_task("greedy, then random", total=2 * games)
         state = {"offset": 0}
 
@@ -383,7 +394,7 @@ def bench_mahjong_match(
             if done == total:
                 state["offset"] += total
 
-        report = run_match_bench(games, seed, rules, on_hand=advance)
+        report = run_match_bench(games, seed, rules, on_hand=advance, ruleset=ruleset)
     if json_output:
         print_json(report)
         return
@@ -402,20 +413,7 @@ def bench_mahjong_match(
             f"{row['decisions_per_cpu_second']:.0f}",
         )
     out.print(table)
-    target = report["target"]
-    mark = "[green]met[/]" if target["met"] else "[bold red]missed[/]"
-    if target["estimated"]:
-        figure = (
-            f"≈ {target['scaled']:.2f} CPU s, scaled from {target['measured']:.2f} s over "
-            f"{games} hands"
-        )
-        mark += ", an estimate"
-    else:
-        figure = f"{target['measured']:.2f} CPU s"
-    out.print(
-        f"greedy/random CPU ratio {report['greedy_cost_ratio']}; {MATCH_HANDS} greedy hands "
-        f"{figure} (target ≤ {TARGET_SECONDS:g} s): {mark}"
-    )
+    out.print(target_line(report))
 
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:

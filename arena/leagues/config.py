@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from arena.errors import ArenaError
+from arena.matches.bot_seeds import UNSEEDED
 from arena.referee import DEFAULT_DEADLINE_MS
 from bots.registry import BotConfigError, make_bot, read_config
 
@@ -208,6 +209,12 @@ class LeagueConfig(BaseModel):
             data["match_seeds"] = "derived"
         # What the files say, not their paths: an edited bot config or ruleset is a new league.
         data["bots"] = [[entry.name, *bot_options(entry)] for entry in self.bots]
+        if self.game == "mahjong" and any(
+            ("mahjong", strategy) not in UNSEEDED for _name, strategy, _options in data["bots"]
+        ):
+            # Its seeded bots once seeded themselves from their names: a league stored then
+            # played other games, so it is another league, never resumed as this one.
+            data["bot_seeds"] = "derived"
         rules = self.load_rules()
         data["ruleset"] = rules if isinstance(rules, dict) else rules.to_mapping()
         text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)

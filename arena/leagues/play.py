@@ -23,9 +23,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from arena.dealing import MatchSeed
 from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig, bot_options
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
+from arena.matches.bot_seeds import seeded_options
 from arena.records import JsonlRecorder
 from arena.referee import TimeBank, TimeControl
 from arena.transports.base import Seat
@@ -275,9 +277,13 @@ async def _mahjong(
             )
         else:
             bots = []
+            match_seed = MatchSeed.from_text(spec.seed)
             for player, program in enumerate(spec.program_of):
                 strategy, options = bot_options(config.bot(plan.bots[program]))
                 name = f"{plan.bots[program]}-{player}"
+                # As in `arena match`: a bot's stream derives from the match seed, never from
+                # its public name alone, which would let anyone replay its choices.
+                options = seeded_options("mahjong", strategy, match_seed, name, options)
                 bots.append(make_bot("mahjong", strategy, options, name=name))
             result = await play_match(
                 spec, bots=bots, recorder=recorder, on_hand=on_hand, time_bank=_time_bank(config)

@@ -14,6 +14,11 @@ from typing import Any
 
 from arena.dealing import MatchSeed
 
+UNSEEDED: frozenset[tuple[str, str]] = frozenset({("mahjong", "greedy")})
+"""(game, strategy) of the bots that make no random choice and so take no ``seed`` setting;
+every other bot is given one (`seeded_options`), so a bot added without this entry that refuses
+a seed fails loudly rather than play unseeded."""
+
 
 def bot_options(match_seed: MatchSeed, label: str, config: Mapping[str, Any]) -> dict[str, Any]:
     """``config`` with its ``seed`` replaced by one derived from the match seed, ``label`` (the
@@ -22,3 +27,13 @@ def bot_options(match_seed: MatchSeed, label: str, config: Mapping[str, Any]) ->
     if "seed" in config:
         parts += (f"config-seed:{config['seed']}",)
     return {**config, "seed": match_seed.derive(*parts).hex()}
+
+
+def seeded_options(
+    game: str, strategy: str, match_seed: MatchSeed, label: str, config: Mapping[str, Any]
+) -> dict[str, Any]:
+    """`bot_options` for a bot that takes a seed; ``config`` as it is for one of `UNSEEDED`
+    (which would refuse the setting, having no random choice to make)."""
+    if (game, strategy) in UNSEEDED:
+        return dict(config)
+    return bot_options(match_seed, label, config)

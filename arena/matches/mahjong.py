@@ -16,8 +16,9 @@ the seatings:
 4 ends with a partial round, so some players miss some starting hands (and deal less often); a
 multiple of 24 (``rotate``) or 8 (``ab``) also balances the seatings.
 
-All randomness comes from the match seed (the walls) and from the bots' own seeded streams, so the
-same seed and bots replay the match bit for bit.
+All randomness comes from the match seed: the walls, and the streams of the bots, whose seeds are
+derived from it (`build_bots`). So the same seed and bots replay the match bit for bit, and no
+one without the seed can foresee a bot's choices.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any, Final
 
 from arena.dealing import MatchSeed
 from arena.games.mahjong.rules import SEATS, MahjongRules
-from arena.matches.bot_seeds import bot_options
+from arena.matches.bot_seeds import seeded_options
 from arena.matches.stats import Interval, mean_interval, proportion_interval
 from arena.records import Recorder
 from arena.referee import (
@@ -289,12 +290,12 @@ def build_bots(spec: MatchSpec, options: Mapping[str, Any] | None = None) -> lis
         config = spec.config_of(program)
         if config is not None:
             settings.update(config.settings)
-            if "seed" in config.settings:
-                # As in the other games (`bot_seeds`): a config's seed names a stream of the
-                # match seed, so the bot neither keeps one seed from match to match nor holds
-                # the match seed. Without one, a bot seeds itself from its name as before.
-                settings = bot_options(seed, name, settings)
-        bots.append(make_bot("mahjong", spec.bots[program], settings, name=name))
+        # As in the other games and `bots run`: every bot that takes a seed plays one derived
+        # from the match seed and its name (and its config's seed, if any). Left to itself a
+        # random bot seeds itself from its public name, so anyone could replay its choices.
+        strategy = spec.bots[program]
+        settings = seeded_options("mahjong", strategy, seed, name, settings)
+        bots.append(make_bot("mahjong", strategy, settings, name=name))
     return bots
 
 

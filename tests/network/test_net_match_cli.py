@@ -24,7 +24,11 @@ def bot_seed(match_seed: str, *parts: str) -> str:
     return MatchSeed.from_text(match_seed).derive("bots", *parts).hex()
 
 
-MATCH = ["match", "mahjong", "--games", "4", "--seed", "5", "--json"]
+# A match on a server takes only a secret seed (64 hex digits): a text seed could be guessed
+# from its commitment.
+SEED_5 = "5" * 64
+SEED_8 = "8" * 64
+MATCH = ["match", "mahjong", "--games", "4", "--seed", SEED_5, "--json"]
 
 
 async def test_match_over_the_server_equals_the_in_process_match() -> None:
@@ -58,14 +62,14 @@ async def test_server_with_the_ab_layout_is_refused_clearly() -> None:
 
 
 async def test_1a2b_series_over_the_server_equals_the_in_process_series() -> None:
-    series = ["match", "bulls-cows", "--games", "6", "--seed", "5", "--json"]
+    series = ["match", "bulls-cows", "--games", "6", "--seed", SEED_5, "--json"]
     local = await run_arena(*series, "--a", "optimal", "--b", "super-comparison")
     async with running_server() as server:
         # The in-process series seeds bot A and bot B from seeds derived from the match seed.
         bots = {
-            "p1": make_bot("bulls_cows", "optimal", {"seed": bot_seed("5", "a")}, name="p1"),
+            "p1": make_bot("bulls_cows", "optimal", {"seed": bot_seed(SEED_5, "a")}, name="p1"),
             "p2": make_bot(
-                "bulls_cows", "super-comparison", {"seed": bot_seed("5", "b")}, name="p2"
+                "bulls_cows", "super-comparison", {"seed": bot_seed(SEED_5, "b")}, name="p2"
             ),
         }
         async with clients(ws_url(server), "bulls_cows", bots):
@@ -77,12 +81,12 @@ async def test_1a2b_series_over_the_server_equals_the_in_process_series() -> Non
 
 
 async def test_liars_dice_match_over_the_server_equals_the_in_process_match() -> None:
-    match = ["match", "liars-dice", "--games", "20", "--seed", "5", "--json"]
+    match = ["match", "liars-dice", "--games", "20", "--seed", SEED_5, "--json"]
     local = await run_arena(*match, "--a", "bayes", "--b", "random-guess")
     async with running_server() as server:
         # Same names and seeds as the in-process match, so the bots draw the same streams.
         bots = {
-            name: make_bot("liars_dice", name, {"seed": bot_seed("5", side)}, name=name)
+            name: make_bot("liars_dice", name, {"seed": bot_seed(SEED_5, side)}, name=name)
             for name, side in (("bayes", "a"), ("random-guess", "b"))
         }
         async with clients(ws_url(server), "liars_dice", bots):
@@ -96,12 +100,12 @@ async def test_liars_dice_match_over_the_server_equals_the_in_process_match() ->
 
 async def test_a_liars_dice_table_over_the_server_equals_the_in_process_table() -> None:
     names = ("bayes", "probability", "type23")
-    table = ["match", "liars-dice", "--games", "12", "--seed", "8", "--json"]
+    table = ["match", "liars-dice", "--games", "12", "--seed", SEED_8, "--json"]
     table += ["--bots", ",".join(names)]
     local = await run_arena(*table)
     async with running_server() as server:
         bots = {
-            name: make_bot("liars_dice", name, {"seed": bot_seed("8", name)}, name=name)
+            name: make_bot("liars_dice", name, {"seed": bot_seed(SEED_8, name)}, name=name)
             for name in names
         }
         async with clients(ws_url(server), "liars_dice", bots):

@@ -150,7 +150,7 @@ async def test_arena_match_exits_with_one_line_when_the_server_is_interrupted(
             "--games",
             "200",
             "--seed",
-            "5",
+            "5" * 64,
             "--deadline-ms",
             str(round(scaled(60_000))),
             "--record",
