@@ -10,6 +10,11 @@ which it may not win when ``open_kong_replacement_win`` is off (the competition:
 that waits on that tile rob it (搶槓). The hand is exhaustively drawn when a draw is due and the
 wall is down to its reserve (16 tiles).
 
+With the ``claims_ask_every_seat`` ruleset option all three other seats are due after every
+discard and every added kong, a seat with nothing to claim being offered ``pass`` alone, so who
+is asked (and so how long the others wait) depends on public facts only. The claims are
+resolved exactly as without it: the option adds ``pass`` decisions and changes nothing else.
+
 With the ``flowers`` ruleset option (a wall of 144) flowers never stay in a hand and the engine
 asks no one about them: after the deal, in rounds, each seat from the dealer exposes the flowers
 it holds and draws as many replacements from the tail, until no seat holds one; during play a
@@ -364,11 +369,15 @@ class MahjongGame(Game[MahjongAction]):
         s.claim_tile = tile
         s.claim_from = seat
         s.answers = {}
+        # Seats with no claim are asked too under claims_ask_every_seat: a referee waits only
+        # for the seats it asks, so over a network the delay before the next event would tell
+        # the others whether anyone could claim.
+        ask_all = self.rules.claims_ask_every_seat
         legal: dict[int, list[MahjongAction]] = {}
         for step in (1, 2, 3):
             other = (seat + step) % SEATS
             options = claim_options(s, other, tile, seat)
-            if options:
+            if options or ask_all:
                 options.append(A.PASS_ACTION)
                 legal[other] = options
         if legal:
@@ -386,11 +395,16 @@ class MahjongGame(Game[MahjongAction]):
         self._events.append(GameEvent(KongDeclared(seat=seat, meld="akong", tile=TILE_TEXT[tile])))
         # The added tile stays in the declarer's hand until no one robs it, so every tile is
         # somewhere while the others decide.
+        # As on a discard: under claims_ask_every_seat a seat that cannot rob is asked too, so
+        # the wait does not show that another seat waits on the added tile.
+        ask_all = self.rules.claims_ask_every_seat
         legal: dict[int, list[MahjongAction]] = {}
         for step in (1, 2, 3):
             other = (seat + step) % SEATS
             if s.wins_on(other, tile) and enough_tai(s, other, ROB_WIN, tile, seat):
                 legal[other] = [A.RON_ACTION, A.PASS_ACTION]
+            elif ask_all:
+                legal[other] = [A.PASS_ACTION]
         s.claim_tile = tile
         s.claim_from = seat
         s.answers = {}

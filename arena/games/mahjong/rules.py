@@ -5,7 +5,7 @@ platform, which differs in two table rules: an open kong may not be made on a di
 before you (上家, seed 003 §2.1), and the replacement draw after an open kong cannot win (our
 reading of §3.3's "規則上規定明槓後無法胡牌"). Scoring options live in a nested ``scoring`` table
 and are checked by `ScoringRules`. The engine's ``rules`` mapping is `MahjongRules.to_mapping()`
-of the merged ruleset, so a record's header states every value the hand was played with (two
+of the merged ruleset, so a record's header states every value the hand was played with (three
 options only when they differ from their defaults, see `to_mapping`).
 """
 
@@ -56,6 +56,13 @@ class MahjongRules:
     """Play with the eight flowers 春夏秋冬梅蘭菊竹 (a wall of 144): exposed at once and
     replaced from the tail, scored 正花/花槓; 八仙過海 and 七搶一 win. Seed 003 §2.1 plays
     without (false)."""
+    claims_ask_every_seat: bool = False
+    """After every discard ask all three other seats, and after every added kong all three,
+    those with no claim (or no rob) being offered only ``pass``. Asking only the seats that can
+    claim lets a networked bot read from its wait for the next event that another seat holds a
+    pair of the tile, waits on it or can chi it; asking everyone closes that timing channel (as
+    mjai does).
+    The play and the results are the same either way; only ``pass`` decisions are added."""
     scoring: ScoringRules = field(default_factory=ScoringRules)
     """Options of the Tai scorer (base points, points per Tai, row variants)."""
 
@@ -64,6 +71,7 @@ class MahjongRules:
         rulesets.check_bool("open_kong_replacement_win", self.open_kong_replacement_win)
         rulesets.check_bool("per_seat_draws", self.per_seat_draws)
         rulesets.check_bool("flowers", self.flowers)
+        rulesets.check_bool("claims_ask_every_seat", self.claims_ask_every_seat)
         if self.multiple_wins not in MULTIPLE_WINS:
             raise RulesetError(
                 f"rule 'multiple_wins' must be one of {', '.join(MULTIPLE_WINS)}, "
@@ -96,9 +104,10 @@ class MahjongRules:
     def to_mapping(self) -> dict[str, Any]:
         """The full ruleset as JSON-able data; `from_mapping` reads it back to an equal value.
 
-        ``open_kong_replacement_win`` is listed only when off and ``flowers`` only when on. Each
-        default is how the engine played before the option existed, so a header that leaves it
-        out stays byte-identical to the old ones, and an old record still replays as played."""
+        ``open_kong_replacement_win`` is listed only when off, ``flowers`` and
+        ``claims_ask_every_seat`` only when on. Each default is how the engine played before the
+        option existed, so a header that leaves it out stays byte-identical to the old ones, and
+        an old record still replays as played."""
         mapping: dict[str, Any] = {"open_kong_from_left": self.open_kong_from_left}
         if not self.open_kong_replacement_win:
             mapping["open_kong_replacement_win"] = False
@@ -110,6 +119,8 @@ class MahjongRules:
         }
         if self.flowers:
             mapping["flowers"] = True
+        if self.claims_ask_every_seat:
+            mapping["claims_ask_every_seat"] = True
         mapping["scoring"] = self.scoring.to_mapping()
         return mapping
 
