@@ -5,16 +5,21 @@ random-guess, bayes and probability each play the 32 personalities on the same s
 same opener, so every game k deals all three the same dice and the gains pair game by game
 (`Gain`). Each target then gets one of three verdicts:
 
-* ``met`` — the games show it (every seed's 500-game gauntlet meets it, or the pooled 95%
-  interval lies on the right side of the line);
-* ``missed`` — the games show the opposite (the pooled interval lies on the wrong side);
-* ``not shown`` — the games leave it open (the interval holds the line, or some seeds meet it
-  and the pool does not prove a miss).
+* ``met`` — the games show it: the pooled 95% interval lies on the right side of the line
+  (every seed's point estimate on the right side is not enough: 275 wins in 500 games, 55.0%,
+  has the interval 50.6–59.3% and does not show a rate of 55% or more);
+* ``missed`` — the games show the opposite: the pooled interval lies on the wrong side;
+* ``not shown`` — the games leave it open: the interval holds the line.
+
+A pooled interval is over every seed's games. The gains and the mean win rates take the game
+indices as their observations (`Gauntlet.mean_interval`, `Gain`), since game k deals the same
+dice against every personality; a rate or gain against one personality is over its games.
 
 Beside the issue's targets, the seed's own words (002 §5.2) are judged the same way, type by
 type (`TargetRun.seed_claims`): random-guess wins "about 60–70%" against each personality and
 loses to none; the Bayesian network adds "about 5–10%" against most, with no clear gain against a
-few. The issue's targets are its reading of those words; the two sets of verdicts show where the
+few (a type shows that gain when its estimate is at least 5 points and its interval lies above
+0). The issue's targets are its reading of those words; the two sets of verdicts show where the
 reading and the words part.
 
 This replaces hand-assembled figures: the target table of docs/STRATEGIES.md is this module's
@@ -159,13 +164,11 @@ class TargetRun:
     # -- the four targets --------------------------------------------------------------------
 
     def _floor_verdict(self, floor: float) -> tuple[Verdict, list[str]]:
-        """Met when no seed's gauntlet has a personality under ``floor`` or every pooled
-        interval lies above it; missed when some pooled interval lies wholly under it (those
-        personalities are returned)."""
+        """Met when every personality's pooled interval lies at or above ``floor``; missed when
+        some pooled interval lies wholly under it (those personalities are returned)."""
         rates = self.type_rates(RANDOM_GUESS)
         proven = [duel.opponent for duel, rate in rates if rate.high < floor]
-        per_seed = not any(len(run.below(floor)) for run in self.runs[RANDOM_GUESS])
-        if per_seed or all(rate.low >= floor for _, rate in rates):
+        if all(rate.low >= floor for _, rate in rates):
             return "met", proven
         return ("missed" if proven else "not shown"), proven
 
@@ -188,7 +191,7 @@ class TargetRun:
         low, high = MEAN_RANGE
         means = self.means(RANDOM_GUESS)
         pooled = self.pooled(RANDOM_GUESS).mean_interval()
-        if all(low <= mean <= high for mean in means):
+        if low <= pooled.low and pooled.high <= high:
             verdict: Verdict = "met"
         elif pooled.high < low or pooled.low > high:
             verdict = "missed"
@@ -248,10 +251,7 @@ class TargetRun:
         rates = self.type_rates(RANDOM_GUESS)
         under = [duel.opponent for duel, rate in rates if rate.high < low]
         over = [duel.opponent for duel, rate in rates if rate.low > high]
-        every_seed = all(
-            low <= duel.win_rate <= high for run in self.runs[RANDOM_GUESS] for duel in run.duels
-        )
-        if every_seed or all(low <= rate.low and rate.high <= high for _, rate in rates):
+        if all(low <= rate.low and rate.high <= high for _, rate in rates):
             verdict: Verdict = "met"
         elif under or over:
             verdict = "missed"
@@ -289,11 +289,12 @@ class TargetRun:
 
     def network_claim(self) -> TargetCheck:
         """The seed's "about 5–10% against most types": a personality shows it when its paired
-        gain is clearly above 0 and its interval reaches 5 points, falls short when the whole
-        interval is under 5 points. Met when more than half show it, missed when half or more
-        fall short (then no majority can)."""
+        gain is at least 5 points and its interval lies above 0 (an interval merely reaching 5
+        points from an estimate near 0 is not "about 5–10"), falls short when the whole interval
+        is under 5 points. Met when more than half show it, missed when half or more fall short
+        (then no majority can)."""
         gains = self.type_gains(BAYES, RANDOM_GUESS)
-        shows = [name for name, gain in gains if gain.low > 0 and gain.high >= SEED_GAIN]
+        shows = [name for name, gain in gains if gain.estimate >= SEED_GAIN and gain.low > 0]
         short = [name for name, gain in gains if gain.high < SEED_GAIN]
         no_gain = [name for name, gain in gains if gain.low <= 0]
         if 2 * len(shows) > len(gains):
@@ -304,10 +305,10 @@ class TargetRun:
             verdict = "not shown"
         estimates = [gain.estimate for _, gain in gains]
         measured = (
-            f"of {len(gains)} types, {len(shows)} reach {100 * SEED_GAIN:.0f} points (gain above "
-            f"0), {len(short)} wholly under {100 * SEED_GAIN:.0f}, {len(no_gain)} with no clear "
-            f"gain; gains from {100 * min(estimates):+.1f} to {100 * max(estimates):+.1f} "
-            f"points, median {100 * median(estimates):+.1f}"
+            f"of {len(gains)} types, {len(shows)} gain {100 * SEED_GAIN:.0f} points or more "
+            f"(interval above 0), {len(short)} wholly under {100 * SEED_GAIN:.0f}, "
+            f"{len(no_gain)} with no clear gain; gains from {100 * min(estimates):+.1f} to "
+            f"{100 * max(estimates):+.1f} points, median {100 * median(estimates):+.1f}"
         )
         return TargetCheck(
             "seed_network_gain",

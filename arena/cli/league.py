@@ -98,9 +98,29 @@ def _show_matches(game: str, outcomes: list[MatchOutcome]) -> None:
             shown = (
                 f"{number.format(diff.estimate)} "
                 f"[{number.format(diff.low)}, {number.format(diff.high)}]"
+                f"{NO_SPREAD_MARK if line.no_spread else ''}"
             )
         table.add_row(line.key, str(line.games), shown, " = ".join(line.winners))
     out.print(table)
+    if any(line.no_spread for line in lines):
+        # Without the note an interval from identical games reads as a measured one.
+        out.print(f"{NO_SPREAD_MARK} {_no_spread_note(game)}")
+
+
+NO_SPREAD_MARK = "*"
+
+
+def _no_spread_note(game: str) -> str:
+    if game == "mahjong":
+        # Mahjong points have no range to fall back on (`MatchLine.no_spread`).
+        return (
+            "every round gave the same A − B: no spread to measure; the zero width is exact only "
+            "if the bots cannot play differently"
+        )
+    return (
+        "every game gave the same A − B: no spread to measure; the interval is the exact one "
+        "from what a game can give, not from a measured spread"
+    )
 
 
 def _seed_shown(config: LeagueConfig, run: LeagueRun) -> str | None:

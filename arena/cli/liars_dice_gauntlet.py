@@ -282,6 +282,7 @@ def _show_gauntlet(result: Gauntlet, gain: Gain | None, seeds: list[str], floor:
             escape(
                 f"{gain.baseline.bot}: mean {gain.baseline.mean:.1%}; gain of {result.bot} "
                 f"{100 * interval.estimate:+.2f} points, 95% interval "
-                f"[{100 * interval.low:+.2f}, {100 * interval.high:+.2f}] (paired by game)"
+                f"[{100 * interval.low:+.2f}, {100 * interval.high:+.2f}] "
+                "(paired by game, clustered by game index)"
             )
         )

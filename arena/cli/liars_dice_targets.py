@@ -36,8 +36,11 @@ TARGETS_HELP = (
     "The seed's own words (002 §5.2) are judged beside them, type by type: random-guess about "
     "60–70% against each personality and losing to none, bayes about 5–10 points better against "
     "most. "
-    "A target is 'met' when the games show it, 'missed' when they show the opposite (the pooled "
-    "95% interval on the wrong side), 'not shown' when they leave it open. --opener all runs "
+    "A target is 'met' when its pooled 95% interval lies on the right side of the line, 'missed' "
+    "when it lies wholly on the wrong side, 'not shown' when it holds the line. Pooled intervals "
+    "of a mean or a gain count game indices, not games (game k deals the same dice against every "
+    "personality). For the network's 5–10 points a type counts when its gain is 5 points or more "
+    "with its interval above 0. --opener all runs "
     "each rule for who opens and adds a summary (the table of docs/STRATEGIES.md)."
 )
 
@@ -137,7 +140,8 @@ def _show_checks(run: TargetRun) -> None:
 def _show_summary(runs: list[TargetRun]) -> None:
     table = Table(
         title=f"who opens ({runs[0].games} games a personality; ranges over the seeds)",
-        caption="rg = random-guess; gain pooled over the seeds, 95% interval; targets and seed's "
+        caption="rg = random-guess; gain pooled over the seeds, 95% interval clustered by game "
+        "index; targets and seed's "
         "words: how many are met",
     )
     for heading in (

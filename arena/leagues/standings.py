@@ -1,14 +1,17 @@
 """Standings with error bars, from the stored games of a league.
 
 * Liar's dice and 1A2B: a bot's figure is its score rate (wins, with a 1A2B draw as ½), with a
-  Wilson 95% interval over its games.
+  Wilson 95% interval over its games (Clopper–Pearson's under 30 games, `proportion_interval`).
 * Mahjong: points per hand (total points over hands), with a Student-t 95% interval over the
   rounds (the four hands of a round replay one wall, so a round's total is one observation, as
   in `arena match mahjong`); the interval of the mean round total is scaled by rounds over hands,
   so a last round cut short by ``--games`` weighs by the hands it holds.
 
 Per match, the difference A − B per game and its interval over the same observations; the bot
-with the most score wins the match (bots tied for the most share it).
+with the most score wins the match (bots tied for the most share it). When every observation
+gave the same difference (three liar's dice games all won by A) the sample shows no spread:
+the interval is then the exact one for a quantity bounded as a game's difference is
+(`no_spread_interval`), and the line says so (`MatchLine.no_spread`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.leagues.outcomes import MatchOutcome
-from arena.matches.stats import Interval, mean_interval, proportion_interval
+from arena.matches.stats import Interval, mean_interval, proportion_interval, spread_free
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,11 @@ class MatchLine:
     difference: Interval | None
     """Two-bot matches: A's score minus B's per game, 95% interval."""
     winners: tuple[str, ...]
+    no_spread: bool = False
+    """Two-bot matches: every observation (game, or mahjong round) gave the same A − B, so the
+    interval rests on the range a game's difference can take, not on a measured spread; for
+    mahjong, which has no such range, it has zero width, exact only if the bots cannot differ
+    (two mirrored copies of one deterministic bot)."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -67,6 +75,7 @@ class MatchLine:
         }
         if self.difference is not None:
             data["difference_per_game_ci95"] = self.difference.to_json()
+            data["difference_no_spread"] = self.no_spread
         return data
 
 
@@ -114,12 +123,22 @@ def match_lines(game: str, outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
         totals = {bot: math.fsum(g.scores[bot] for g in outcome.games) for bot in bots}
         best = max(totals.values(), default=0.0)
         difference = None
+        no_spread = False
         if len(bots) == 2:
             diffs = _unit_sums(outcome, _difference(bots[0], bots[1]))
             difference = per_game_interval(diffs, len(outcome.games), DIFFERENCE_BOUNDS[game])
+            no_spread = spread_free(diffs)
         winners = tuple(bot for bot in bots if totals[bot] == best)
         lines.append(
-            MatchLine(outcome.plan.key, bots, len(outcome.games), totals, difference, winners)
+            MatchLine(
+                outcome.plan.key,
+                bots,
+                len(outcome.games),
+                totals,
+                difference,
+                winners,
+                no_spread,
+            )
         )
     return lines
 

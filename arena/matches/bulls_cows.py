@@ -48,7 +48,8 @@ class SeriesReport:
         """Student-t 95% interval of the mean per-game score difference (a − b), clipped to
         [−1, +1], the range a game's difference lies in (scores 1 / ½ / 0): from a few games
         the t interval alone runs past it (`mean_interval`). Under two games it is that whole
-        range; when every game gave the same difference it has zero width (`no_spread`)."""
+        range; when every game gave the same difference it is the exact interval of
+        `no_spread_interval` (`no_spread`)."""
         return mean_interval(self.diffs, bounds=DIFF_BOUNDS)
 
     @property

@@ -172,7 +172,7 @@ class Duel:
         return self.wins / self.games if self.games else 0.0
 
     def interval(self) -> Interval:
-        """The win rate with its Wilson 95% interval."""
+        """The win rate with its Wilson 95% interval (Clopper–Pearson under 30 games)."""
         return proportion_interval(self.wins, self.games)
 
     def to_json(self) -> dict[str, Any]:
@@ -270,7 +270,7 @@ class MatchReport:
     after a late, malformed or illegal answer, or none at all."""
 
     def interval(self) -> Interval:
-        """A's win rate with its Wilson 95% interval."""
+        """A's win rate with its Wilson 95% interval (Clopper–Pearson under 30 games)."""
         return proportion_interval(self.wins_a, self.games)
 
     def to_json(self) -> dict[str, Any]:

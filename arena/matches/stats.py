@@ -3,8 +3,12 @@
 * `mean_interval`: Student-t interval of a mean from independent observations (per-round points
   of a mahjong match, per-match point differences of a series), clipped to the range the
   quantity can take when it has one (a 1A2B per-game score difference lies in [−1, +1]).
+* `clustered_mean_interval`: the same for observations that come in correlated clusters (the
+  32 games of index k of a liar's dice gauntlet share their dice): the clusters are the
+  independent units.
 * `proportion_interval`: Wilson score interval of a success rate (matches won, games won); it
   stays inside [0, 1] and behaves at 0 or n successes, where the normal approximation does not.
+  Under `EXACT_BELOW` trials it is the exact Clopper–Pearson interval instead.
 
 Intervals are two-sided at ``confidence`` (default 95%).
 """
@@ -73,50 +77,166 @@ def mean_interval(
     the mean cannot take, so it covers the true mean exactly as often as the t interval does.
     A value outside ``bounds`` is a ValueError (the bounds would then be wrong).
 
-    With two or more values all equal (say four drawn duels) the sample variance is 0 and the
-    interval has zero width at that value. That is what the t interval gives, and bounds do not
-    change it; it says only that these values show no spread, not that the mean is known
-    exactly, so a caller printing it should say so (`spread_free`).
+    With two or more values all equal (say three liar's dice games all won by A) the sample
+    variance is 0 and the t interval would have zero width: a mean known exactly, from a sample
+    that only failed to show its spread. With ``bounds`` the interval is then the exact one of
+    `no_spread_interval`, which still narrows as the values grow in number. Without bounds
+    nothing limits the spread, and the zero width stays: there it is the right answer for
+    values that cannot differ (mahjong rounds of two mirrored identical bots); `spread_free`
+    lets a caller say so.
     """
+    low, high = _checked_bounds(values, bounds)
     n = len(values)
-    if bounds is not None:
-        low, high = bounds
-        if not low <= high:
-            raise ValueError(f"bounds must be (low, high) with low <= high, got {bounds}")
-        outside = [v for v in values if not low <= v <= high]
-        if outside:
-            raise ValueError(f"value {outside[0]} lies outside the bounds {bounds}")
-    else:
-        low, high = -math.inf, math.inf
     if n == 0:
         return Interval(math.nan, low, high, 0, confidence)
     mean = math.fsum(values) / n
     if n == 1:
         return Interval(mean, low, high, 1, confidence)
+    if bounds is not None and spread_free(values):
+        return no_spread_interval(values[0], n, bounds, confidence)
     variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
-    quantile = float(scipy_stats.t.ppf((1 + confidence) / 2, n - 1))
-    half = quantile * math.sqrt(variance / n)
-    return Interval(mean, max(low, mean - half), min(high, mean + half), n, confidence)
+    return _t_interval(mean, math.sqrt(variance / n), n, low, high, confidence)
+
+
+def clustered_mean_interval(
+    clusters: Sequence[Sequence[float]],
+    confidence: float = CONFIDENCE,
+    *,
+    bounds: tuple[float, float] | None = None,
+) -> Interval:
+    """Mean over every value of ``clusters`` with a Student-t interval that takes the clusters,
+    not the values, as the independent observations. For values correlated within a cluster
+    and independent between clusters: a liar's dice gauntlet's game k deals the same dice
+    against every personality, so its 32 outcomes move together, and an interval over the
+    32 × n outcomes as if independent is too narrow (random-guess's mean win rate: 1.5 times too
+    narrow, missing the true mean in 15–23% of runs instead of 5%).
+
+    The estimate is the mean of all values (clusters weigh by their size). Its standard error
+    is the cluster-robust one of a ratio, √(m/(m−1) · Σ (sumₖ − mean·sizeₖ)²) / total size,
+    with m − 1 degrees of freedom for m clusters: with clusters of one size this is the t
+    interval over the cluster means, and with clusters of one value it is `mean_interval`.
+    ``bounds``, one cluster and clusters all of one mean are handled as in `mean_interval`,
+    with the cluster means as the values. ``n`` of the result is the number of clusters.
+    """
+    flat = [value for cluster in clusters for value in cluster]
+    low, high = _checked_bounds(flat, bounds)
+    sized = [(math.fsum(cluster), len(cluster)) for cluster in clusters if cluster]
+    m = len(sized)
+    if m == 0:
+        return Interval(math.nan, low, high, 0, confidence)
+    mean = math.fsum(flat) / len(flat)
+    if m == 1:
+        return Interval(mean, low, high, 1, confidence)
+    means = [total / size for total, size in sized]
+    if spread_free(means):
+        if bounds is not None:
+            # Clamped: the rounded mean of values at a bound may land an ulp past it.
+            return no_spread_interval(min(max(mean, low), high), m, bounds, confidence)
+        return Interval(mean, mean, mean, m, confidence)
+    squares = math.fsum((total - mean * size) ** 2 for total, size in sized)
+    error = math.sqrt(m / (m - 1) * squares) / len(flat)
+    return _t_interval(mean, error, m, low, high, confidence)
+
+
+def no_spread_interval(
+    value: float, n: int, bounds: tuple[float, float], confidence: float = CONFIDENCE
+) -> Interval:
+    """The interval of the mean of a quantity in ``bounds`` after ``n`` independent values all
+    equal to ``value``: exact, whatever the quantity's distribution.
+
+    A quantity in [low, high] whose mean μ lies above ``value`` takes that value with
+    probability at most (high − μ) / (high − value), so n values all equal it with at most that
+    to the n-th power; the interval keeps every μ for which this is at least (1 − confidence)/2,
+    and the same below. So it reaches from ``value`` a share 1 − ((1 − confidence)/2)^(1/n) of
+    the way to each bound: [−0.42, +1] for three liar's dice games all won (A − B per game,
+    which is Clopper–Pearson's interval for 3 wins in 3), [−0.84, +0.84] for two drawn games,
+    ±0.036 for a hundred.
+    """
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    low, high = bounds
+    if not low <= value <= high:
+        raise ValueError(f"value {value} lies outside the bounds {bounds}")
+    share = 1.0 - ((1.0 - confidence) / 2) ** (1.0 / n)
+    return Interval(
+        value, value - (value - low) * share, value + (high - value) * share, n, confidence
+    )
 
 
 def spread_free(values: Sequence[float]) -> bool:
-    """Whether ``values`` are two or more, all equal: their t interval has zero width (see
-    `mean_interval`), which reports no spread in the sample, not a mean known exactly."""
+    """Whether ``values`` are two or more, all equal: they show no spread, so a t interval over
+    them has zero width (see `mean_interval`), which reports no spread in the sample, not
+    (unless the values cannot differ) a mean known exactly."""
     return len(values) >= 2 and min(values) == max(values)
 
 
+def _checked_bounds(
+    values: Sequence[float], bounds: tuple[float, float] | None
+) -> tuple[float, float]:
+    if bounds is None:
+        return -math.inf, math.inf
+    low, high = bounds
+    if not low <= high:
+        raise ValueError(f"bounds must be (low, high) with low <= high, got {bounds}")
+    outside = [v for v in values if not low <= v <= high]
+    if outside:
+        raise ValueError(f"value {outside[0]} lies outside the bounds {bounds}")
+    return low, high
+
+
+def _t_interval(
+    mean: float, error: float, n: int, low: float, high: float, confidence: float
+) -> Interval:
+    """``mean`` ± the Student-t quantile (n − 1 degrees of freedom) times ``error``, clipped."""
+    quantile = float(scipy_stats.t.ppf((1 + confidence) / 2, n - 1))
+    half = quantile * error
+    return Interval(mean, max(low, mean - half), min(high, mean + half), n, confidence)
+
+
+EXACT_BELOW = 30
+"""Under this many trials `proportion_interval` is Clopper–Pearson's, not Wilson's. Wilson's
+interval is too narrow at a handful of trials: with a true rate of ½ it excludes ½ in 12.5% of
+4-trial samples (4 of 4 or 0 of 4), where 95% allows 5%, and in up to 7.8% of samples under 30
+trials. From 30 trials (to 400, computed) it does so in at most 7.1%, close to nominal on
+average, and the documented figures (hundreds or thousands of games) are Wilson's. Clopper–
+Pearson's never excludes the true rate more often than the confidence allows (at a true ½ under
+30 trials, at most 4.9%)."""
+
+
 def proportion_interval(successes: float, n: int, confidence: float = CONFIDENCE) -> Interval:
-    """Wilson score interval of ``successes / n`` (half successes, i.e. ties, are allowed)."""
+    """Interval of the rate ``successes / n`` (half successes, i.e. ties, are allowed): Wilson's
+    score interval, or the exact Clopper–Pearson interval under `EXACT_BELOW` trials."""
     if n <= 0:
         return Interval(math.nan, 0.0, 1.0, 0, confidence)
     if not 0 <= successes <= n:
         raise ValueError(f"successes must lie in 0..{n}, got {successes}")
+    if n < EXACT_BELOW:
+        return exact_proportion_interval(successes, n, confidence)
     p = successes / n
     z = float(scipy_stats.norm.ppf((1 + confidence) / 2))
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
     return Interval(p, max(0.0, centre - half), min(1.0, centre + half), n, confidence)
+
+
+def exact_proportion_interval(successes: float, n: int, confidence: float = CONFIDENCE) -> Interval:
+    """Clopper–Pearson interval of ``successes / n``: the rates under which the count seen is
+    not in either tail of probability (1 − confidence)/2, from the beta quantiles. A half
+    success (a tie) goes into the beta quantiles as it is: they take any real count, and the
+    interval then lies between those of the whole counts on either side."""
+    if n <= 0:
+        return Interval(math.nan, 0.0, 1.0, 0, confidence)
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must lie in 0..{n}, got {successes}")
+    tail = (1 - confidence) / 2
+    low = 0.0 if successes == 0 else float(scipy_stats.beta.ppf(tail, successes, n - successes + 1))
+    high = (
+        1.0
+        if successes == n
+        else float(scipy_stats.beta.ppf(1 - tail, successes + 1, n - successes))
+    )
+    return Interval(successes / n, low, high, n, confidence)
 
 
 def finite_json(data: Any) -> Any:

@@ -128,11 +128,12 @@ def test_bounds_must_hold_the_values() -> None:
         mean_interval([0.0, 0.0], bounds=(1.0, -1.0))
 
 
-def test_identical_values_give_a_zero_width_interval_that_is_flagged() -> None:
-    from arena.matches.stats import spread_free
+def test_identical_values_give_no_zero_width_interval_and_are_flagged() -> None:
+    from arena.matches.stats import no_spread_interval, spread_free
 
     interval = mean_interval([0.0] * 4, bounds=(-1.0, 1.0))
-    assert (interval.low, interval.high) == (0.0, 0.0)
+    assert interval == no_spread_interval(0.0, 4, (-1.0, 1.0))
+    assert (interval.low, interval.high) == pytest.approx((-0.6024, 0.6024), abs=1e-4)
     assert spread_free([0.0] * 4) and not spread_free([0.0]) and not spread_free([0.0, 1.0])
 
 
@@ -161,4 +162,4 @@ def test_match_text_stays_in_range_and_flags_all_draws() -> None:
     drawn = runner.invoke(app, [*args, "--seed", "7", "--max-guesses", "1"])
     assert drawn.exit_code == 0, drawn.output
     assert "draws                     4" in drawn.stdout
-    assert "[+0.000, +0.000] (every game the same: no spread to measure)" in drawn.stdout
+    assert "[-0.602, +0.602] (every game the same: no spread to measure)" in drawn.stdout

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.bench.liars_dice import Gain, run_gauntlet
+from arena.bench.liars_dice import GAME_DIFFERENCE, Gain, run_gauntlet
+from arena.matches.stats import no_spread_interval
 
 OPPONENTS = ["type1", "type9", "type23"]
 
@@ -13,8 +14,10 @@ def test_a_bot_beside_itself_gains_exactly_nothing() -> None:
     first = run_gauntlet("random-guess", 40, "gain", opponents=OPPONENTS, driver="direct")
     again = run_gauntlet("random-guess", 40, "gain", opponents=OPPONENTS, driver="direct")
     interval = Gain(first, again).interval()
-    assert (interval.estimate, interval.low, interval.high) == (0.0, 0.0, 0.0)
-    assert interval.n == 3 * 40
+    assert interval.estimate == 0.0
+    # No spread in 40 game indices is not a gain known to be exactly 0 (`no_spread_interval`).
+    assert interval == no_spread_interval(0.0, 40, GAME_DIFFERENCE)
+    assert interval.n == 40  # game indices: game k deals the same dice against each opponent
 
 
 def test_the_gain_is_the_difference_of_the_means_with_an_interval_around_it() -> None:
@@ -27,7 +30,7 @@ def test_the_gain_is_the_difference_of_the_means_with_an_interval_around_it() ->
     data = gain.to_json()
     assert data["baseline"]["bot"] == "random-guess"
     assert [row["opponent"] for row in data["baseline"]["results"]] == OPPONENTS
-    assert data["gain"]["n"] == 3 * 60
+    assert data["gain"]["n"] == 60
 
 
 def test_gauntlets_of_different_shapes_do_not_pair() -> None:

@@ -1,5 +1,5 @@
-"""The gauntlet's statistics: a Wilson interval per personality and for the mean, and the floor
-check that tells a miss the games prove from one that is within noise."""
+"""The gauntlet's statistics: a Wilson interval per personality, one clustered by game index for
+the mean, and the floor check that tells a miss the games prove from one that is within noise."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from arena.bench.liars_dice import FLOOR, Gain, Gauntlet, pool_gauntlets, run_ga
 from arena.bench.liars_dice_charts import plot_trends
 from arena.cli.main import app
 from arena.matches.liars_dice_series import Duel, first_player
-from arena.matches.stats import proportion_interval
+from arena.matches.stats import clustered_mean_interval, proportion_interval
 
 runner = CliRunner()
 
@@ -48,11 +48,14 @@ def test_the_floor_separates_a_proven_miss_from_noise() -> None:
     assert gauntlet.below(0.4) == gauntlet.clearly_below(0.4) == []
 
 
-def test_the_mean_interval_is_over_every_game() -> None:
+def test_the_mean_interval_is_over_every_game_clustered_by_index() -> None:
     gauntlet = _gauntlet()
     interval = gauntlet.mean_interval()
     assert interval.estimate == pytest.approx(gauntlet.mean) == (300 + 260 + 230) / 1500
-    assert interval == proportion_interval(790, 1500)
+    # Game k of every duel dealt the same dice: the 500 game indices are the observations.
+    per_index = [sum(d.outcomes[k] for d in gauntlet.duels) / 3 for k in range(500)]
+    assert interval == clustered_mean_interval([[m] for m in per_index], bounds=(0.0, 1.0))
+    assert interval.half_width > proportion_interval(790, 1500).half_width
     assert gauntlet.decisions_per_game == 4500 / 1500
 
 
