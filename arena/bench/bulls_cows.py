@@ -274,7 +274,7 @@ def run_bench(seed: str = "0", evader_runs: int = DEFAULT_EVADER_RUNS) -> dict[s
     started = time.perf_counter()
     cold.choose(three, [])
     first_guess_ms = (time.perf_counter() - started) * 1000
-    return {
+    figures: dict[str, Any] = {
         "baseline_random_3": baseline.to_json(),
         "super_comparison_3": {
             **sc.to_json(),
@@ -294,3 +294,75 @@ def run_bench(seed: str = "0", evader_runs: int = DEFAULT_EVADER_RUNS) -> dict[s
         },
         "entropy_4_tree_walk": entropy4.to_json(),
     }
+    figures["targets"] = judge(figures)
+    return figures
+
+
+_COMPARE: dict[str, Callable[[float, float], bool]] = {
+    "<=": lambda measured, bound: measured <= bound,
+    "<": lambda measured, bound: measured < bound,
+}
+
+
+def _target(
+    quantity: str, comparison: str, bound: float, measured: float | None, unsolved: int = 0
+) -> dict[str, Any]:
+    """One judged target. A game left unsolved misses any mean or maximum target: the solved
+    games' figures leave it out, so they cannot show the target met."""
+    met = measured is not None and not unsolved and _COMPARE[comparison](measured, bound)
+    return {
+        "quantity": quantity,
+        "comparison": comparison,
+        "bound": bound,
+        "measured": measured,
+        "unsolved": unsolved,
+        "met": met,
+    }
+
+
+def _mean_and_max(
+    name: str, data: dict[str, Any], mean_cmp: str, mean_bound: float, max_bound: int
+) -> list[dict[str, Any]]:
+    unsolved = int(data["unsolved"])
+    return [
+        _target(f"{name}: mean guesses", mean_cmp, mean_bound, data["mean_guesses"], unsolved),
+        _target(f"{name}: max guesses", "<=", max_bound, data["max_guesses"], unsolved),
+    ]
+
+
+def judge(figures: dict[str, Any]) -> list[dict[str, Any]]:
+    """The 1A2B targets (docs/BENCHMARKS.md, "1A2B"), each met or missed, from `run_bench`'s
+    figures."""
+    sc, optimal, best4 = figures["super_comparison_3"], figures["optimal_3"], figures["best_4"]
+    targets = [
+        *_mean_and_max("super comparison, 504 secrets", sc, "<=", 4.80, 6),
+        _target("super comparison, 504 secrets: wall time, s", "<=", 2.0, sc["seconds"]),
+        _target("super comparison: decision p99, ms", "<=", 50.0, sc["decision_ms_p99"]),
+        *_mean_and_max("optimal tree, 504 secrets", optimal, "<", 4.64, 6),
+    ]
+    for name, data in figures["against_evader_3"].items():
+        targets.append(
+            _target(
+                f"{name} against the evader: max guesses",
+                "<=",
+                7,
+                data["max_guesses"],
+                int(data["unsolved"]),
+            )
+        )
+    targets += _mean_and_max("4 of 0-9, best guesser (optimal)", best4, "<=", 5.25, 7)
+    return targets
+
+
+def render_targets(targets: list[dict[str, Any]]) -> list[str]:
+    """One line per target: what, measured, bound, met or MISSED."""
+    lines = ["targets"]
+    for t in targets:
+        measured = "none solved" if t["measured"] is None else f"{t['measured']:g}"
+        unsolved = f", {t['unsolved']} unsolved" if t["unsolved"] else ""
+        verdict = "met" if t["met"] else "MISSED"
+        lines.append(
+            f"  {t['quantity']:<52} {measured}{unsolved} "
+            f"(target {t['comparison']} {t['bound']:g}): {verdict}"
+        )
+    return lines

@@ -50,7 +50,10 @@ from bots.mahjong.greedy import MAX_THINK_MS
 from protocol.messages import Action, Error, Event, Request
 
 LOOPBACK = "127.0.0.1"
+NETWORK_RUNS = ("websocket", "websocket-in-server", "mqtt", "mqtt-in-server")
 TARGETS = {"websocket_ratio": 1.5, "mqtt_ratio": 2.0, "tables_rtt_p99_ms": 20.0}
+"""DESIGN §6's bounds: wall-time ratios to in-process over two hops (what ``arena match …
+--server`` does), and the round trip's p99 with many tables at once."""
 START_TIMEOUT_S = 60.0
 
 
@@ -394,8 +397,73 @@ async def run_all(
         if say is not None:
             say(f"{tables} tables × {table_hands} hands at once …")
         report["tables"] = await run_tables(strategy, tables, table_hands, seed)
-    report["targets"] = TARGETS
+    report["targets"] = judge(report)
+    report["failures"] = failures(report)
     return report
+
+
+def _target(
+    quantity: str, comparison: str, bound: float | None, measured: Any, met: bool | None
+) -> dict[str, Any]:
+    return {
+        "quantity": quantity,
+        "comparison": comparison,
+        "bound": bound,
+        "measured": measured,
+        "met": met,
+    }
+
+
+def _ratio_target(report: dict[str, Any], label: str, what: str, bound: float) -> dict[str, Any]:
+    run = report.get(label)
+    ratio = None if run is None else run["ratio"]
+    # Not run (no broker, --no-mqtt) is not judged rather than missed: nothing was measured.
+    met = None if ratio is None else ratio <= bound
+    return _target(f"{what}, two hops: wall ratio to in-process", "<=", bound, ratio, met)
+
+
+def judge(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The network targets, each met, missed or ``None`` (not judged: that run was skipped)."""
+    targets = [
+        _ratio_target(report, "websocket", "websocket", TARGETS["websocket_ratio"]),
+        _ratio_target(report, "mqtt", "MQTT", TARGETS["mqtt_ratio"]),
+    ]
+    tables = report.get("tables")
+    p99 = None if tables is None else tables["rtt_ms"].get("p99")
+    bound = TARGETS["tables_rtt_p99_ms"]
+    # A p99 over no samples at all (nothing played) cannot show the target met.
+    met = None if tables is None else p99 is not None and p99 <= bound
+    what = "tables at once" if tables is None else f"{tables['tables']} tables at once"
+    targets.append(_target(f"{what}: round trip p99, ms", "<=", bound, p99, met))
+    finished = None if tables is None else f"{tables['finished']}/{tables['tables']}"
+    done = None if tables is None else tables["finished"] == tables["tables"]
+    targets.append(_target(f"{what}: tables finished", "all", None, finished, done))
+    return targets
+
+
+def failures(report: dict[str, Any]) -> list[str]:
+    """What makes the run wrong rather than slow: a network run whose games differ from the
+    in-process ones, or a table of the concurrency run that did not finish."""
+    wrong = [
+        f"the {label} run does not give the in-process result"
+        for label in NETWORK_RUNS
+        if label in report and not report[label]["same_result"]
+    ]
+    tables = report.get("tables")
+    if tables is not None and tables["finished"] != tables["tables"]:
+        wrong.append(f"only {tables['finished']} of {tables['tables']} tables finished")
+    return wrong
+
+
+def render_targets(targets: list[dict[str, Any]]) -> list[str]:
+    """One line per target: what, measured, bound, met / MISSED / not judged."""
+    lines = []
+    for t in targets:
+        verdict = "not judged" if t["met"] is None else "met" if t["met"] else "MISSED"
+        measured = "not run" if t["measured"] is None else t["measured"]
+        bound = "" if t["bound"] is None else f" {t['bound']:g}"
+        lines.append(f"  target: {t['quantity']} {measured} ({t['comparison']}{bound}): {verdict}")
+    return lines
 
 
 def _mosquitto_version() -> str:
@@ -428,7 +496,7 @@ def bench_network(
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """A mahjong match in-process, over websockets and over MQTT, and many tables at once."""
-    from arena.cli.common import fail, print_json
+    from arena.cli.common import fail, interrupt_exits, print_json
     from bots.registry import bot_names
 
     known = bot_names("mahjong")
@@ -444,16 +512,20 @@ def bench_network(
     def say(line: str) -> None:
         typer.echo(f"  … {line}", err=True)
 
-    report = asyncio.run(run_all(games, bot, seed, tables, table_hands, mqtt, think_ms, say=say))
+    with interrupt_exits(None):
+        report = asyncio.run(
+            run_all(games, bot, seed, tables, table_hands, mqtt, think_ms, say=say)
+        )
     if json_output:
         print_json(report)
+        _fail_if_wrong(report)
         return
     thinking = f" thinking {think_ms:g} ms a decision" if think_ms else ""
     typer.echo(f"{report['machine']}; {games} hands, four {bot} bots{thinking}, seed {seed!r}")
     base = report["in-process"]["wall_s"]
     runs_s = ", ".join(f"{wall:.2f}" for wall in report["in-process"]["runs_s"])
     typer.echo(f"  {'in-process':<22} {base:8.2f} s  (the faster of {runs_s} s)")
-    for label in ("websocket", "websocket-in-server", "mqtt", "mqtt-in-server"):
+    for label in NETWORK_RUNS:
         if label not in report:
             continue
         run = report[label]
@@ -471,3 +543,14 @@ def bench_network(
             f"{t['finished']} finished in {t['wall_s']:.2f} s; round trip p50 {rtt.get('p50')} "
             f"p99 {rtt.get('p99')} max {rtt.get('max')} ms"
         )
+    for line in render_targets(report["targets"]):
+        typer.echo(line)
+    _fail_if_wrong(report)
+
+
+def _fail_if_wrong(report: dict[str, Any]) -> None:
+    """A wrong run exits 1 with one error line (after the figures, which show where)."""
+    from arena.cli.common import fail
+
+    if report["failures"]:
+        fail("; ".join(report["failures"]), code=1)

@@ -27,7 +27,7 @@ import typer
 
 from arena.bench.mahjong_hands import render as render_bench
 from arena.bench.mahjong_hands import run_hand_bench
-from arena.cli.common import at_least, fail, output_console, print_json
+from arena.cli.common import at_least, fail, interrupt_exits, output_console, print_json
 from arena.errors import ArenaError
 from arena.games.mahjong.analysis import deficiency, deficiency_batch, useful_tiles, waits
 from arena.games.mahjong.batch import parse_block, waits_batch
@@ -417,7 +417,8 @@ def bench_cmd(
 ) -> None:
     """Win check and deficiency against the `mahjong` PyPI package, measured in one run."""
     try:
-        results = run_hand_bench(hands, seed, rounds)
+        with interrupt_exits(None):
+            results = run_hand_bench(hands, seed, rounds)
     except (ArenaError, ValueError) as exc:
         fail(str(exc))
     if json_output:

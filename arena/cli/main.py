@@ -7,7 +7,9 @@ bench_app)``), so adding a game never edits another game's CLI.
 from __future__ import annotations
 
 import importlib
+import sys
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 
@@ -56,13 +58,34 @@ CLI_MODULES: tuple[str, ...] = (
 )
 
 
+INTERRUPTED_EXIT = 130
+"""128 + SIGINT, what a shell reports for a command stopped by Ctrl-C."""
+
+
+def _interrupted() -> NoReturn:
+    # Plain stderr: rich (common.fail's console) may be the very import that was interrupted.
+    print("error: interrupted", file=sys.stderr)
+    raise SystemExit(INTERRUPTED_EXIT)
+
+
 def _register_all() -> None:
     for module_name in CLI_MODULES:
         importlib.import_module(module_name).register(app, match_app, bench_app)
 
 
-_register_all()
+try:
+    # Importing every game's CLI takes about a second, long enough to be Ctrl-C'd: one line,
+    # not a traceback through whichever import it hit.
+    _register_all()
+except KeyboardInterrupt:
+    _interrupted()
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except KeyboardInterrupt:
+        # Typer turns Ctrl-C inside a command into a silent exit 130 (so each long command
+        # says it was interrupted itself, `common.interrupt_exits`); this is for the rest,
+        # e.g. while typer builds the command line.
+        _interrupted()
