@@ -264,7 +264,13 @@ class _Table:
                 self.bank.spend(player, bank_ms)
             return _Failure(ErrorCode.LATE, f"no action within {limit_ms:.0f} ms", out_of_time=True)
         except SeatFailure as failure:
-            return _Failure(failure.code, failure.text)
+            # The seat's own failure (a bot gone or resumed, a malformed answer) still spends
+            # the time it held the request: else a bot could think past its deadline and then
+            # resume to be asked again with its bank untouched.
+            held_ms = (clock() - started) * 1000
+            if held_ms > self.deadline_ms and self.bank is not None:
+                self.bank.spend(player, min(held_ms, limit_ms) - self.deadline_ms)
+            return _Failure(failure.code, failure.text, out_of_time=held_ms > limit_ms)
         # A CPU-bound in-process bot never yields, so the timeout cannot interrupt it: time it too.
         elapsed_ms = (clock() - started) * 1000
         if elapsed_ms > self.deadline_ms:

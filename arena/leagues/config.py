@@ -21,6 +21,7 @@ from arena.errors import ArenaError
 from arena.matches.bot_seeds import UNSEEDED
 from arena.referee import DEFAULT_DEADLINE_MS
 from bots.registry import BotConfigError, make_bot, read_config
+from bots.registry import bot_names as known_strategies
 
 if TYPE_CHECKING:
     from arena.games.liars_dice.rules import LiarsDiceRules
@@ -210,10 +211,12 @@ class LeagueConfig(BaseModel):
         # What the files say, not their paths: an edited bot config or ruleset is a new league.
         data["bots"] = [[entry.name, *bot_options(entry)] for entry in self.bots]
         if self.game == "mahjong" and any(
-            ("mahjong", strategy) not in UNSEEDED for _name, strategy, _options in data["bots"]
+            strategy in known_strategies("mahjong") and ("mahjong", strategy) not in UNSEEDED
+            for _name, strategy, _options in data["bots"]
         ):
             # Its seeded bots once seeded themselves from their names: a league stored then
-            # played other games, so it is another league, never resumed as this one.
+            # played other games, so it is another league, never resumed as this one. (On a
+            # server the names are connected bots, which seed themselves: nothing changed.)
             data["bot_seeds"] = "derived"
         rules = self.load_rules()
         data["ruleset"] = rules if isinstance(rules, dict) else rules.to_mapping()

@@ -68,3 +68,28 @@ def test_a_mahjong_league_with_seeded_bots_gets_a_fingerprint_of_its_own(
     # Were random a bot without a seed, the league would fingerprint as it did before.
     monkeypatch.setattr(league_config, "UNSEEDED", league_config.UNSEEDED | {("mahjong", "random")})
     assert config.fingerprint() != derived
+
+
+def test_a_server_league_keeps_its_fingerprint(tmp_path: Path) -> None:
+    # Its names are connected bots, which seed themselves: their games did not change.
+    server_league = f"""
+name = "remote"
+game = "mahjong"
+games = 4
+seed = "{"ab" * 32}"
+server = "ws://127.0.0.1:8765"
+[[bots]]
+name = "g1"
+[[bots]]
+name = "g2"
+[[bots]]
+name = "g3"
+[[bots]]
+name = "g4"
+"""
+    config = load_league(write(tmp_path, server_league))
+    # What the release before derived mahjong bot seeds (867ebb0) gives for this league: a
+    # half-played server league stored then must resume, not start again.
+    assert config.fingerprint() == (
+        "9908cbb3104327bd64acf6c61d6ebac98e14860de0abba4cd03d0677eb522497"
+    )

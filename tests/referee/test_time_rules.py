@@ -132,3 +132,52 @@ def test_a_late_the_seat_reports_is_asked_again_even_with_a_bank() -> None:
     assert played.penalties == (0, 0)
     assert not any(line.get("fallback") for line in recorder.lines if line["type"] == "decision")
     assert bank is not None and bank.left("rz") == 60_000
+
+
+class HoldThenResumeSeat(InProcessSeat):
+    """Holds its first request for ``held_s`` of the scripted clock, then 'resumes' (the server
+    answers the request ``late``); answers every request after that at once."""
+
+    def __init__(self, bot: Bot, clock: list[float], held_s: float) -> None:
+        super().__init__(bot)
+        self.clock = clock
+        self.held_s = held_s
+        self.reported = False
+
+    async def ask(self, request: Request) -> Action:
+        if not self.reported:
+            self.reported = True
+            self.clock[0] += self.held_s
+            raise SeatFailure(ErrorCode.LATE, "bot rz reconnected while a request was pending")
+        return await super().ask(request)
+
+
+@pytest.mark.parametrize(("held_s", "bank_left", "penalties"), [(0.25, 50.0, 0), (0.5, 0.0, 1)])
+def test_the_time_a_bot_held_a_request_before_resuming_is_spent(
+    held_s: float, bank_left: float, penalties: int
+) -> None:
+    """Review of stop 21: a resume re-asks the request, but the time the bot held it past the
+    deadline is spent from its bank as for an answer (else thinking past the deadline and then
+    resuming would give a fresh limit with the bank untouched); past deadline + bank it is a
+    timeout: the fallback is played."""
+    clock = [0.0]
+    seats = (
+        HoldThenResumeSeat(make_ld_bot("random-guess", {"seed": "rz"}), clock, held_s),
+        InProcessSeat(make_ld_bot("type5", {"seed": "rz"})),
+    )
+    bank = TimeBank({"rz": 200.0, "t5": 200.0}, clock=lambda: clock[0])
+    played = asyncio.run(
+        play_game(
+            "liars_dice",
+            seats,
+            rules={},
+            seed=MatchSeed.from_text("held"),
+            deal={"game_index": 0},
+            players=["rz", "t5"],
+            deadline_ms=100,
+            recorder=MemoryRecorder(),
+            time_bank=bank,
+        )
+    )
+    assert bank.left("rz") == bank_left
+    assert played.penalties == (penalties, 0)
