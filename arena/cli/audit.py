@@ -2,7 +2,8 @@
 
 The audit deals many times through the games' own dealing code and compares the tallies with
 exact probabilities; without ``--seed`` it draws a fresh 256-bit seed and prints it, so any run
-can be repeated.
+can be repeated. It ends with a verdict over all its tests (`Report.verdict`): ``pass``, exit 0,
+or ``FAIL``, exit 1 (2 stays for usage errors), so a script can act on it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from arena.errors import ArenaError
 out = output_console()
 
 audit_app = typer.Typer(
-    help="Audit the dealer: tallies against exact probabilities, chi-square tests.",
+    help="Audit the dealer: tallies against exact probabilities, chi-square tests, and a "
+    "verdict (exit 1 when it is FAIL).",
     no_args_is_help=True,
 )
 deal_app = typer.Typer(help="Show a deal of a match seed.", no_args_is_help=True)
@@ -78,11 +80,13 @@ def _p(p: float) -> str:
 
 
 def _tests_table(report: Report) -> Table:
+    threshold = report.verdict().threshold
     table = Table(title=f"{report.kind} audit: {report.deals:,} deals, chi-square tests")
     for col in ("test", "χ²", "dof", "p-value", "cells", "method"):
         table.add_column(col, justify="left" if col in ("test", "method") else "right")
     for t in report.tests:
-        style = "bold red" if t.p_value < 1e-3 else None
+        # Red is what fails the verdict, so a red row and the FAIL line always agree.
+        style = "bold red" if t.p_value < threshold else None
         table.add_row(
             t.name,
             f"{t.chi2:.1f}",
@@ -104,8 +108,21 @@ def _notes(report: Report) -> None:
         out.print(f"[dim]note:[/] {note}")
 
 
-def _z(observed: float, expected: float) -> str:
-    return f"{(observed - expected) / expected**0.5:+.2f}" if expected > 0 else ""
+def _z(row: dict[str, Any]) -> str:
+    return f"{row['z']:+.2f}" if row["expected_probability"] > 0 else ""
+
+
+def _verdict(report: Report) -> None:
+    verdict = report.verdict()
+    rule = (
+        f"family-wise α = {verdict.alpha:g} over {verdict.tests} tests (Bonferroni): "
+        f"each p-value against α/{verdict.tests} = {verdict.threshold:.2g}"
+    )
+    if verdict.passed:
+        out.print(f"[bold green]verdict: pass[/]: no test below α/{verdict.tests}; {rule}")
+    else:
+        failed = "; ".join(f"{name} p {_p(p)}" for name, p in verdict.failed)
+        out.print(f"[bold red]verdict: FAIL[/]: {failed}; {rule}")
 
 
 def _show_bridge(report: Report) -> None:
@@ -114,8 +131,9 @@ def _show_bridge(report: Report) -> None:
     printed = {row.pattern: row.percent for row in SEED_ROWS}
     hands = report.deals * 4
     table = Table(
-        title="hand patterns, every hand of every deal; z = (observed − expected) / √expected; "
-        f"seed count/%: the seed's table, its published figures for {SEED_TOTAL:,} hands"
+        title="hand patterns, every hand of every deal; z = (observed − expected) / SE, the "
+        "four hands of a deal pooled; seed count/%: the seed's table, its published figures for "
+        f"{SEED_TOTAL:,} hands"
     )
     for col in ("pattern", "observed", "obs %", "exact %", "z", "seed count", "seed %"):
         table.add_column(col, justify="left" if col == "pattern" else "right")
@@ -126,7 +144,7 @@ def _show_bridge(report: Report) -> None:
             f"{row['observed']:,}",
             f"{100 * row['observed'] / hands:.4f}",
             f"{100 * row['expected_probability']:.4f}",
-            _z(row["observed"], row["expected"]),
+            _z(row),
             "[bold red]omitted[/]" if seed_count is None else f"{seed_count:,}",
             printed.get(row["pattern"], ""),
         )
@@ -198,7 +216,8 @@ def _show_mahjong(report: Report) -> None:
     out.print(
         f"largest deviation: position {worst['position']}, kind {worst['kind']} ({tile}): "
         f"{worst['observed']} observed, {worst['expected']:.1f} expected (z {worst['z']:+.2f}; "
-        f"p {_p(worst['p_adjusted'])} for the largest of {report.tests[0].cells} cells)"
+        f"exact binomial p {_p(worst['p_two_sided'])}, {_p(worst['p_adjusted'])} as the "
+        f"largest of {report.tests[0].cells} cells)"
     )
     if "deficiency" in report.tallies:
         table = Table(title="starting-hand deficiency (進胡數: tiles still to come in to win)")
@@ -223,7 +242,7 @@ def _show_dice(report: Report) -> None:
     if "hand_types" in report.tallies:
         sections.append(("hand_types", "hand", "hand types of five dice (seed 002 table 4.6)"))
     for key, first, title in sections:
-        table = Table(title=title)
+        table = Table(title=f"{title}; z = (observed − expected) / √(expected · (1 − p))")
         for col in (first, "observed", "expected", "exact probability", "z"):
             table.add_column(col, justify="right")
         for row in report.tallies[key]:
@@ -232,7 +251,7 @@ def _show_dice(report: Report) -> None:
                 f"{row['observed']:,}",
                 f"{row['expected']:,.1f}",
                 f"{row['expected_probability']:.6f}",
-                _z(row["observed"], row["expected"]),
+                _z(row),
             )
         out.print(table)
     _notes(report)
@@ -243,6 +262,9 @@ def _emit(report: Report, json_output: bool, show: Callable[[Report], None]) -> 
         print_json(report.to_json())
     else:
         show(report)
+        _verdict(report)
+    if not report.verdict().passed:
+        raise typer.Exit(1)
 
 
 @audit_app.command("bridge")

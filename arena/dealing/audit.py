@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import norm
+from scipy.stats import binom
 
 from arena.dealing import exact, seed_fit, stats
 from arena.dealing.batch import DEFAULT_CHUNK, Orders, iter_orders
@@ -40,6 +40,14 @@ DiceRoll = Callable[[RandomStream, int, int], list[int]]
 MAHJONG_KINDS = NUM_KINDS
 MAHJONG_TILES: tuple[int, ...] = WALL_TILES
 
+FAMILY_ALPHA = 1e-3
+"""The chance, for a fair dealer, that an audit's verdict is FAIL (at most: Bonferroni).
+
+An audit runs several tests; with each at 0.05, one of five bridge tests falls below it in about a
+quarter of fair runs. The family-wise level is split evenly over the tests instead, and it is
+small because a false FAIL accuses a fair dealer while the planted dealers are caught with p far
+below it."""
+
 _SEATS = len(SEATS)
 _SUIT_OF_CARD = np.arange(DECK) // SUIT_SIZE
 _HCP = np.array(HCP_BY_CARD, dtype=np.int64)
@@ -57,6 +65,34 @@ def _pattern_lookup() -> IntArray:
 _PATTERN_LOOKUP = _pattern_lookup()
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """Pass or fail for a whole audit: FAIL when any of its ``tests`` p-values is below
+    ``alpha / tests`` (Bonferroni), so a fair dealer fails with probability at most ``alpha``."""
+
+    alpha: float
+    tests: int
+    failed: tuple[tuple[str, float], ...]
+    """The tests below the threshold, as (name, p-value)."""
+
+    @property
+    def threshold(self) -> float:
+        return self.alpha / self.tests
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": "pass" if self.passed else "fail",
+            "alpha": self.alpha,
+            "family_tests": self.tests,
+            "per_test_threshold": self.threshold,
+            "failed_tests": [{"name": name, "p_value": p} for name, p in self.failed],
+        }
+
+
 @dataclass
 class Report:
     """What an audit found: its tests and its tallies (``tallies`` values are JSON-ready)."""
@@ -67,15 +103,32 @@ class Report:
     tests: list[stats.ChiSquare]
     tallies: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    scans: list[tuple[str, float]] = field(default_factory=list)
+    """Tests of the dealer that are not chi-square tests, as (name, p-value): the mahjong
+    audit's largest single cell. They count in the verdict like the chi-square tests."""
 
     def min_p_value(self) -> float:
         return min(t.p_value for t in self.tests)
+
+    def family(self) -> list[tuple[str, float]]:
+        """Every test of the dealer the verdict covers, as (name, p-value).
+
+        The bridge report's tests of the seed's published tables are not in it: they judge
+        the seed's figures, not our dealer.
+        """
+        return [(t.name, t.p_value) for t in self.tests] + list(self.scans)
+
+    def verdict(self, alpha: float = FAMILY_ALPHA) -> Verdict:
+        family = self.family()
+        threshold = alpha / len(family)
+        return Verdict(alpha, len(family), tuple((n, p) for n, p in family if p < threshold))
 
     def to_json(self) -> dict[str, Any]:
         return {
             "audit": self.kind,
             "deals": self.deals,
             "seed": self.seed,
+            **self.verdict().to_json(),
             "tests": [t.to_json() for t in self.tests],
             **self.tallies,
             "notes": self.notes,
@@ -167,8 +220,18 @@ def bridge_report(tally: BridgeTally, seed: str) -> Report:
     seed_rows = seed_counts()
     seed_z = seed_fit.seed_pattern_z()
     hands = tally.deals * _SEATS
+    # The four hands of a deal are dependent, so a pooled count's SE is not √expected (it is
+    # 0.91–0.97 of it for the commonest patterns).
+    pattern_z = seed_fit.pooled_z(
+        tally.patterns.tolist(), pattern_p, np.diag(exact.pattern_pair_joint()).tolist(), _SEATS
+    )
+    hand_z = seed_fit.pooled_z(
+        tally.hcp_hand.tolist(), hand_p, np.diag(exact.hcp_pair_joint()).tolist(), _SEATS
+    )
     pattern_rows = []
-    for key, count, p in zip(exact.patterns(), tally.patterns.tolist(), pattern_p, strict=True):
+    for key, count, p, z in zip(
+        exact.patterns(), tally.patterns.tolist(), pattern_p, pattern_z.tolist(), strict=True
+    ):
         name = exact.pattern_text(key)
         pattern_rows.append(
             {
@@ -176,6 +239,7 @@ def bridge_report(tally: BridgeTally, seed: str) -> Report:
                 "observed": count,
                 "expected": hands * p,
                 "expected_probability": p,
+                "z": z,
                 "seed_count": seed_rows.get(name),
                 "seed_z": seed_z[name] if name in seed_rows else None,
             }
@@ -188,7 +252,7 @@ def bridge_report(tally: BridgeTally, seed: str) -> Report:
         tests,
         {
             "patterns": pattern_rows,
-            "hcp_hand": _rows("hcp", tally.hcp_hand.tolist(), hand_p),
+            "hcp_hand": _rows("hcp", tally.hcp_hand.tolist(), hand_p, hand_z.tolist()),
             "hcp_partnership": _rows("hcp", tally.hcp_partnership.tolist(), pair_p),
             **seed_tallies,
         },
@@ -224,13 +288,27 @@ def audit_bridge(
 
 
 def _rows(
-    key: str, observed: Sequence[int], probabilities: Sequence[float]
+    key: str,
+    observed: Sequence[int],
+    probabilities: Sequence[float],
+    z: Sequence[float] | None = None,
 ) -> list[dict[str, Any]]:
+    """Tally rows; ``z`` defaults to that of independent draws (`independent_z`)."""
     total = sum(observed)
+    zs = independent_z(observed, probabilities).tolist() if z is None else z
     return [
-        {key: i, "observed": n, "expected": total * p, "expected_probability": p}
-        for i, (n, p) in enumerate(zip(observed, probabilities, strict=True))
+        {key: i, "observed": n, "expected": total * p, "expected_probability": p, "z": zi}
+        for i, (n, p, zi) in enumerate(zip(observed, probabilities, zs, strict=True))
     ]
+
+
+def independent_z(
+    observed: Sequence[int], probabilities: Sequence[float]
+) -> npt.NDArray[np.float64]:
+    """(observed − expected) / SE of counts of independent draws: each count is binomial, with
+    variance expected · (1 − p), not the Poisson expected. Impossible cells get z = 0."""
+    # One draw per "deal": pooled_z's term for two draws of one deal vanishes.
+    return seed_fit.pooled_z(observed, probabilities, [0.0] * len(probabilities), 1)
 
 
 # -------------------------------------------------------------------------------------- mahjong
@@ -266,28 +344,46 @@ def audit_mahjong(
             "wall position × tile kind", table, [1] * size, [COPIES] * MAHJONG_KINDS
         )
     ]
-    expected = deals / MAHJONG_KINDS
-    # A cell's count has variance E·(1 − 1/34)·M/(M − 1) under a uniform wall (see `stats`).
-    sd = np.sqrt(expected * (1 - 1 / MAHJONG_KINDS) * size / (size - 1))
-    z = (table - expected) / sd
-    worst = np.unravel_index(int(np.abs(z).argmax()), z.shape)
+    worst = worst_cell(table, deals)
     tallies: dict[str, Any] = {
-        "worst_cell": {
-            "position": int(worst[0]),
-            "kind": int(worst[1]),
-            "observed": int(table[worst]),
-            "expected": expected,
-            "z": float(z[worst]),
-            # Bonferroni over every cell: how surprising the largest of 4624 deviations is.
-            "p_adjusted": min(1.0, table.size * 2 * float(norm.sf(abs(z[worst])))),
-        },
+        "worst_cell": worst,
         "deficiency": deficiency_tally(walls, deficiency),
     }
     notes = [
         "deficiency as arena.games.mahjong.deficiency defines it: for the dealer's 17 tiles the "
         "tiles to exchange, for a 16-tile hand the draws still needed (one more than exchanges)"
     ]
-    return Report("mahjong", deals, seed.hex(), tests, tallies, notes)
+    scans = [(f"largest of {table.size} cells (exact binomial, Bonferroni)", worst["p_adjusted"])]
+    return Report("mahjong", deals, seed.hex(), tests, tallies, notes, scans)
+
+
+def worst_cell(table: IntArray, walls: int) -> dict[str, Any]:
+    """The cell of a position × kind table least likely under a uniform wall, and how unlikely.
+
+    Walls are independent and a position holds a given kind with probability 4/136 = 1/34, so
+    each cell's count is exactly Binomial(walls, 1/34); the normal tail is lighter than the
+    binomial's upper tail at the few dozen expected per cell of the audit's smallest sizes, and
+    made fair walls look suspicious. (The M/(M − 1) factor of the
+    table test belongs to the X² of the whole table, whose cells are dependent, not to a cell.)
+    ``p_adjusted`` is the cell's two-sided exact p-value times the number of cells (Bonferroni),
+    so a fair dealer gives ``p_adjusted`` < α with probability at most α.
+    """
+    p = 1 / MAHJONG_KINDS
+    upper = binom.sf(table - 1, walls, p)
+    lower = binom.cdf(table, walls, p)
+    two_sided = np.minimum(1.0, 2 * np.minimum(upper, lower))
+    worst = np.unravel_index(int(two_sided.argmin()), table.shape)
+    expected = walls * p
+    return {
+        "position": int(worst[0]),
+        "kind": int(worst[1]),
+        "observed": int(table[worst]),
+        "expected": expected,
+        # A display figure on the binomial's own scale; the p-values come from the exact tail.
+        "z": float((table[worst] - expected) / np.sqrt(expected * (1 - p))),
+        "p_two_sided": float(two_sided[worst]),
+        "p_adjusted": min(1.0, table.size * float(two_sided[worst])),
+    }
 
 
 def starting_hand_counts(walls: IntArray) -> tuple[IntArray, IntArray]:
@@ -340,6 +436,7 @@ def audit_dice(
     sum_dist = [float(p) for p in exact.dice_sum_distribution(dice, faces)]
     sum_counts = np.bincount(rolls.sum(axis=1), minlength=len(sum_dist))
     face_p = [1.0 / faces] * faces
+    face_z = independent_z(face_counts.tolist(), face_p).tolist()
     tests = [
         stats.independent_test("faces of every die", face_counts.tolist(), face_p, ordered=False),
         stats.independent_test(f"sum of {dice} dice", sum_counts.tolist(), sum_dist, ordered=True),
@@ -350,6 +447,7 @@ def audit_dice(
         ways = exact.dice_hand_type_counts()
         type_p = [n / 6**5 for n in ways]
         type_counts = np.bincount(exact.dice_hand_types(rolls), minlength=len(ways))
+        type_z = independent_z(type_counts.tolist(), type_p).tolist()
         tests.append(
             stats.independent_test(
                 "hand types of five dice", type_counts.tolist(), type_p, ordered=False
@@ -362,9 +460,10 @@ def audit_dice(
                 "observed": int(seen),
                 "expected": deals * p,
                 "expected_probability": p,
+                "z": z,
             }
-            for name, n, seen, p in zip(
-                exact.DICE_HAND_TYPES, ways, type_counts.tolist(), type_p, strict=True
+            for name, n, seen, p, z in zip(
+                exact.DICE_HAND_TYPES, ways, type_counts.tolist(), type_p, type_z, strict=True
             )
         ]
     face_rows = [
@@ -373,6 +472,7 @@ def audit_dice(
             "observed": int(n),
             "expected": deals * dice / faces,
             "expected_probability": 1.0 / faces,
+            "z": face_z[f],
         }
         for f, n in enumerate(face_counts.tolist())
     ]
