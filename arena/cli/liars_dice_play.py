@@ -53,10 +53,12 @@ def _stream_console(stream: Any) -> Terminal:
     text = Console(file=stream, highlight=False, markup=False, soft_wrap=True)
 
     def ask(prompt: str) -> str:
-        stream.write(prompt)
-        stream.flush()
         try:
+            # The handler goes in before the prompt shows: a Ctrl-C typed as soon as it shows
+            # would otherwise reach asyncio's handler and be lost in the blocking read.
             with _interruptible():
+                stream.write(prompt)
+                stream.flush()
                 line = sys.stdin.readline()
         except KeyboardInterrupt:
             # Ctrl-C at the prompt leaves the table like 'q': the finished games still count.
