@@ -15,6 +15,7 @@ from arena.dealing import MatchSeed
 from arena.leagues.config import load_league
 from arena.leagues.play import plan_matches, play_league_match
 from arena.matches.bot_seeds import bot_options
+from tests.leagues.test_league_secret_seed import write
 
 LEAGUE = """
 name = "seeded"
@@ -28,12 +29,6 @@ name = "random"
 [[bots]]
 name = "greedy"
 """
-
-
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "league.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 async def test_league_random_bots_play_seeds_derived_from_the_match_seed(
