@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -191,6 +192,15 @@ class ResultStore:
     # -- opening ------------------------------------------------------------------------------
 
     def _connect_read_only(self, busy_wait: float) -> sqlite3.Connection:
+        wal_before = self.path.with_name(self.path.name + "-wal").exists()
+        if not wal_before and self._writable_here():
+            # A read-only connection to a WAL file leaves -wal and -shm behind when it closes
+            # (only a connection that may write removes them). A writable connection told to
+            # refuse every change removes them; with no -wal file before it there is nothing for
+            # its close to fold into the file, so not a byte of the file changes.
+            db = sqlite3.connect(self.path, timeout=busy_wait, isolation_level=None)
+            db.execute("PRAGMA query_only = ON")
+            return db
         uri = self.path.absolute().as_uri() + "?mode=ro"
         db = sqlite3.connect(uri, uri=True, timeout=busy_wait, isolation_level=None)
         try:
@@ -208,6 +218,13 @@ class ResultStore:
                 uri + "&immutable=1", uri=True, timeout=busy_wait, isolation_level=None
             )
         return db
+
+    def _writable_here(self) -> bool:
+        return (
+            self.path.is_file()
+            and os.access(self.path, os.W_OK)
+            and os.access(self.path.parent, os.W_OK)
+        )
 
     def _open(self) -> None:
         what = "use as a results database"

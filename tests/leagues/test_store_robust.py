@@ -374,3 +374,17 @@ def test_a_read_only_store_reads_a_wal_file_in_a_directory_it_cannot_write(
         pytest.skip("permission bits do not stop this user (root)")
     with ResultStore(path, read_only=True) as store:
         assert [m.plan.key for m in store.matches(stored)] == ["a vs b"]
+
+
+def test_a_read_only_store_leaves_no_wal_or_shm_file_behind(tmp_path: Path) -> None:
+    path = tmp_path / "r.sqlite"
+    with ResultStore(path) as store:
+        stored = a_league(store)
+        store.save_match(stored, an_outcome())
+    before = snapshot(path)
+    with ResultStore(path, read_only=True) as store:
+        assert [m.plan.key for m in store.matches(stored)] == ["a vs b"]
+        with pytest.raises(StoreError, match="readonly"):
+            store.mark_finished(stored)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.sqlite"]
+    assert snapshot(path) == before
