@@ -28,6 +28,7 @@ from typing import Any, NoReturn
 
 import typer
 
+from arena.cli.common import version_option
 from arena.dealing import MatchSeed
 from arena.games.registry import ALIASES, UnknownGameError, canonical_name
 from arena.logs import LOG_LEVELS, LogSetupError, check_log_level, configure_logging
@@ -49,6 +50,11 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def _options(_version: bool = version_option("bots")) -> None:
+    """Our bots: list them, or connect one to an arena server."""
 
 
 def _die(message: str) -> NoReturn:

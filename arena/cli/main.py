@@ -13,7 +13,7 @@ from typing import NoReturn
 
 import typer
 
-from arena.cli.common import fail, log_level_option
+from arena.cli.common import fail, log_level_option, version_option
 from arena.logs import LOG_LEVELS, LogSetupError, configure_logging
 
 app = typer.Typer(
@@ -33,6 +33,7 @@ def _logging(
         help=f"terminal log level: {', '.join(LOG_LEVELS)}",
     ),
     log_file: Path | None = typer.Option(None, help="also write JSON logs (all levels) here"),
+    _version: bool = version_option("arena"),
 ) -> None:
     try:
         configure_logging(log_level, log_file)

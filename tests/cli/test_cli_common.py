@@ -166,3 +166,20 @@ def test_a_match_that_wrote_nothing_leaves_no_record_and_names_none(tmp_path: Pa
         recorder.write({"type": "header"})
     (written,) = tmp_path.iterdir()
     assert said.getvalue().startswith(f"record: {written} (arena replay {written} --game g0)")
+
+
+@pytest.mark.parametrize("program", ["arena", "bots"])
+def test_version_names_the_package_and_the_protocol(program: str) -> None:
+    from importlib.metadata import version
+
+    from typer.testing import CliRunner
+
+    from arena.cli.main import app as arena_app
+    from bots.cli import app as bots_app
+    from protocol import PROTOCOL_VERSION
+
+    result = CliRunner().invoke(arena_app if program == "arena" else bots_app, ["--version"])
+    assert result.exit_code == 0, result.output
+    assert result.output == (
+        f"{program} (table-arena {version('table-arena')}), protocol version {PROTOCOL_VERSION}\n"
+    )
