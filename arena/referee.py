@@ -210,7 +210,9 @@ class _Table:
 
     async def broadcast(self, payload: Any, to: frozenset[int] | None = None) -> None:
         for seat, client in enumerate(self.seats):
-            if to is None or seat in to:
+            # A seat may say it drops events unread (`InProcessSeat.wants_events`): then the
+            # message is not built at all.
+            if (to is None or seat in to) and getattr(client, "wants_events", True):
                 await client.send(
                     Event(match=self.match_id, game=self.game_id, seat=seat, payload=payload)
                 )

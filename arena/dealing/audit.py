@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import binom
 
 from arena.dealing import exact, seed_fit, stats
 from arena.dealing.batch import DEFAULT_CHUNK, Orders, iter_orders
@@ -368,6 +367,8 @@ def worst_cell(table: IntArray, walls: int) -> dict[str, Any]:
     ``p_adjusted`` is the cell's two-sided exact p-value times the number of cells (Bonferroni),
     so a fair dealer gives ``p_adjusted`` < α with probability at most α.
     """
+    from scipy.stats import binom  # here, not at the top: see `arena.matches.stats`
+
     p = 1 / MAHJONG_KINDS
     upper = binom.sf(table - 1, walls, p)
     lower = binom.cdf(table, walls, p)

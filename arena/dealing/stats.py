@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 MIN_EXPECTED = 5.0
 
@@ -103,6 +102,8 @@ def independent_test(
     p = np.asarray(probabilities, dtype=np.float64)
     expected = obs.sum() * p
     a = _merge_matrix(merge_groups(expected.tolist(), ordered), len(p))
+    from scipy import stats  # here, not at the top: see `arena.matches.stats`
+
     result = stats.chisquare(a @ obs, a @ expected)
     chi2 = float(result.statistic)
     return ChiSquare(
@@ -139,6 +140,8 @@ def pooled_test(
     em = a @ expected
     pearson = float((((a @ obs) - em) ** 2 / em).sum())
     chi2 = pearson / c
+    from scipy import stats
+
     return ChiSquare(
         name, chi2, nu, float(stats.chi2.sf(chi2, nu)), pearson, a.shape[0], "rao-scott"
     )
@@ -167,6 +170,8 @@ def permutation_table_test(
     pearson = float(((table - expected) ** 2 / expected).sum())
     chi2 = pearson * (items - 1) / items
     dof = float((len(rows) - 1) * (len(cols) - 1))
+    from scipy import stats
+
     return ChiSquare(
         name,
         chi2,

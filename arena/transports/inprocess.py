@@ -17,6 +17,16 @@ class InProcessSeat:
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
 
+    @property
+    def wants_events(self) -> bool:
+        """False when an event sent here would be dropped unread: the bot keeps `Bot.on_event`
+        (which ignores events) and `send` is this class's. The referee then skips building the
+        event, which is most of an in-process mahjong match's messages."""
+        return (
+            type(self).send is not InProcessSeat.send
+            or getattr(self.bot.on_event, "__func__", None) is not Bot.on_event
+        )
+
     async def send(self, message: Event | Error) -> None:
         try:
             if isinstance(message, Error):

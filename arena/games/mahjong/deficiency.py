@@ -19,6 +19,7 @@ combination), honours last: a hand costs four pattern indices and seven table lo
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -83,6 +84,9 @@ def _load_fast() -> _Fast:
 
 _SUIT_PATTERNS = 5**9
 """Count patterns of one suit's nine kinds: the base-5 place value of the next suit."""
+
+_POW5 = tuple(5**rank for rank in range(9))
+"""Place value of each rank in a suit's (or the honours') base-5 pattern index."""
 
 _VALID_COUNTS = bytes(range(COPIES + 1))
 _BASE5_DIGITS = bytes(ord("0") + i if i <= COPIES else ord("x") for i in range(256))
@@ -169,36 +173,36 @@ def useful_tiles(
     """
     c = _as_bytes(counts)
     seen = c if visible is None else _as_bytes(visible)
-    if any(v < own for v, own in zip(seen, c, strict=True)):
+    if any(map(operator.lt, seen, c)):
         raise MahjongError("visible must include the player's own hand")
-    n_tiles = sum(c)
-    sets = sets_needed(n_tiles, melds, sets_total)
-    f = _FAST or _load_fast()
-    sc, merge, n = f.suit_class, f.merge, f.n_suit
+    sets = sets_needed(sum(c), melds, sets_total)
+    sc, hc, merge, final, n, nh = _FAST or _load_fast()
+    # final[(merged * nh + honour) * width + sets], with the parts that stay fixed while one
+    # suit's (or the honours') pattern varies computed once.
     width = MAX_SETS + 1
+    stride = nh * width
     *codes, honour_code = _pattern_codes(c)
     classes = [sc[code] for code in codes]
-    honour = f.honour_class[honour_code]
+    honour = hc[honour_code]
+    tail = honour * width + sets
     suits_merged = merge[merge[classes[0] * n + classes[1]] * n + classes[2]]
-    base = f.final[(suits_merged * f.n_honour + honour) * width + sets]
+    base = final[suits_merged * stride + tail]
     found: list[tuple[int, int]] = []
     for suit in range(3):
         others = [classes[j] for j in range(3) if j != suit]
-        rest = merge[others[0] * n + others[1]]
+        rest = merge[others[0] * n + others[1]] * n
+        code = codes[suit]
         for rank in range(9):
             t = suit * 9 + rank
-            if c[t] >= COPIES:
-                continue
-            cls = sc[codes[suit] + 5**rank]
-            value = f.final[(merge[rest * n + cls] * f.n_honour + honour) * width + sets]
-            if value < base:
+            if c[t] < COPIES and final[merge[rest + sc[code + _POW5[rank]]] * stride + tail] < base:
                 found.append((t, max(0, COPIES - seen[t])))
+    honours_row = suits_merged * nh
     for rank in range(7):
         t = 27 + rank
         if c[t] >= COPIES:
             continue
-        cls = f.honour_class[honour_code + 5**rank]
-        if f.final[(suits_merged * f.n_honour + cls) * width + sets] < base:
+        cls = hc[honour_code + _POW5[rank]]
+        if final[(honours_row + cls) * width + sets] < base:
             found.append((t, max(0, COPIES - seen[t])))
     return found
 
