@@ -67,15 +67,21 @@ class FixedAnswerer(Answerer):
 
 def protect_range(space: CodeSpace, remaining: IntArray, guess: int, stream: RandomStream) -> int:
     """保護範圍法 (圖一): the feedback to ``guess`` shared by the most codes of ``remaining``;
-    ties broken uniformly from ``stream``."""
+    ties broken uniformly from ``stream``, except that the solving answer is never taken while
+    another class is as large. Answering nA0B ends the range's protection at once, whereas the
+    other class keeps as many codes alive: conceding on a tie is the one choice the seed's rule
+    ("選擇所剩個數最多的") leaves open that no range-protector would make."""
     counts = np.bincount(space.table[guess, remaining], minlength=space.classes)
     widest = np.flatnonzero(counts == counts.max())
+    if widest.size > 1:
+        widest = widest[widest != space.solved]
     return int(widest[stream.randbelow(int(widest.size))])
 
 
 class EvaderAnswerer(Answerer):
     """保護範圍法: answer with the feedback that keeps the most codes consistent (圖一), so the
-    range the guesser must search shrinks as slowly as possible; ties at random. At the end it
+    range the guesser must search shrinks as slowly as possible; ties at random, never to the
+    solving answer while another class is as large. At the end it
     reveals a random code of what is left, which matches every answer by construction."""
 
     name = "evader"

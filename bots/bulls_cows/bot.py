@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from arena.dealing import MatchSeed
+from arena.dealing import MatchSeed, RandomStream
 from arena.games.bulls_cows import CodeSpace, code_space
 from bots.base import Bot
 from bots.bulls_cows.answerers import ANSWERERS, Answerer, make_answerer
@@ -87,10 +87,15 @@ class BullsCowsBot(Bot):
 
 GuesserMaker = Callable[[MatchSeed], Guesser]
 
+
+def _guesser_stream(seed: MatchSeed) -> RandomStream:
+    return seed.stream("bots", "bulls_cows", "guesser")
+
+
 GUESSERS: dict[str, GuesserMaker] = {
-    "random": lambda seed: RandomGuesser(seed.stream("bots", "bulls_cows", "guesser")),
-    "frequency": lambda seed: FrequencyGuesser(),
-    "super-comparison": lambda seed: SuperComparisonGuesser(),
+    "random": lambda seed: RandomGuesser(_guesser_stream(seed)),
+    "frequency": lambda seed: FrequencyGuesser(_guesser_stream(seed)),
+    "super-comparison": lambda seed: SuperComparisonGuesser(_guesser_stream(seed)),
     "entropy": lambda seed: EntropyGuesser(),
     "optimal": lambda seed: TreeGuesser(),
 }

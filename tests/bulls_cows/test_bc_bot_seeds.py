@@ -12,9 +12,11 @@ SEEDED = {"answerer": "evader", "seed": "1"}
 
 
 async def test_seeded_configs_still_follow_the_match_seed() -> None:
+    # Two deterministic guessers against never-conceding evaders always both solve in six:
+    # the random guesser's games vary, so another match seed shows in the scores.
     runs = [
         await play_series(
-            "optimal", "entropy", 12, seed, a_config=SEEDED, b_config={**SEEDED, "seed": "2"}
+            "optimal", "random", 12, seed, a_config=SEEDED, b_config={**SEEDED, "seed": "2"}
         )
         for seed in ("match-1", "match-2", "match-1")
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -9,6 +10,7 @@ from conformance import check_engine
 
 from arena.dealing import MatchSeed
 from arena.games.bulls_cows import SPEC, Answer, BullsCowsGame, Guess, Reveal, code_space
+from arena.games.bulls_cows.codes import feedback_of
 from arena.games.errors import (
     GameError,
     IllegalActionError,
@@ -17,6 +19,7 @@ from arena.games.errors import (
     RulesetError,
 )
 from arena.games.registry import get_spec
+from bots.bulls_cows import BullsCowsBot, build_bot
 from protocol.games.bulls_cows import AnswerGiven, CodeRevealed, GuessMade
 
 SEED = MatchSeed.from_text("bc-engine")
@@ -154,11 +157,17 @@ def test_solve_mode_cap_is_a_loss() -> None:
     assert game.result().scores == (0.0,) and game.result().reason == "max_guesses"
 
 
-def test_fallback_guess_is_smallest_consistent() -> None:
+def test_fallback_guesses_a_ruled_out_code_after_the_first() -> None:
     game = solve_game("247")
+    assert game.fallback_action(0) == Guess("123")  # nothing is ruled out yet: the smallest
+    play(game, (0, "guess 245"))  # 247 vs 245: 2A0B, which rules out 123 (0A1B) first
     assert game.fallback_action(0) == Guess("123")
-    play(game, (0, "guess 123"))  # 247 vs 123: 0A1B (the 2 is misplaced)
-    assert game.fallback_action(0) == Guess("245")
+    play(game, (0, "guess 241"))  # 2A0B again: 123 stays the smallest code ruled out
+    while not game.is_over():
+        guess = game.fallback_action(0)
+        assert isinstance(guess, Guess) and guess.code != "247"
+        game.apply(0, guess)
+    assert game.result().reason == "max_guesses" and game.result().scores == (0.0,)
 
 
 # -- duel mode ---------------------------------------------------------------------------------
@@ -294,12 +303,27 @@ def test_reveals_are_published_together() -> None:
     assert len(game.drain_events()) == 2
 
 
-def test_duel_fallbacks() -> None:
+def test_duel_fallback_answer_concedes() -> None:
     game = duel_game()
     play(game, (0, "guess 123"))
-    # The widest class of 123 over all 504 codes is 0A1B (180 codes).
-    assert game.fallback_action(1) == Answer("0A1B")
-    play(game, (1, "answer 0A0B"), (1, "guess 456"), (0, "answer 0A0B"))
+    # Nothing answered yet: 123 may be seat 1's code, so the fallback says it is.
+    assert game.fallback_action(1) == Answer("3A0B")
+    play(game, (1, "answer 0A1B"), (1, "guess 456"), (0, "answer 0A0B"))
+    play(game, (0, "guess 124"))  # 124 against 123 is 2A0B, not 0A1B: it is not seat 1's code
+    remaining = [c for c in code_space().codes if feedback_of("123", c) == "0A1B"]
+    sizes = Counter(feedback_of("124", c) for c in remaining)
+    fewest = min(sizes.values())
+    narrowest = min(
+        (f for f, n in sizes.items() if n == fewest), key=lambda f: (int(f[0]), int(f[2]))
+    )
+    assert game.fallback_action(1) == Answer(narrowest)
+    assert sizes[narrowest] < max(sizes.values())
+    assert game.is_legal(1, game.fallback_action(1))
+
+
+def test_duel_fallback_reveal_matches_every_answer() -> None:
+    game = duel_game()
+    play(game, (0, "guess 123"), (1, "answer 0A0B"), (1, "guess 456"), (0, "answer 0A0B"))
     for _ in range(19):
         _miss(game, 0, "123")
         _miss(game, 1, "123")
@@ -307,6 +331,50 @@ def test_duel_fallbacks() -> None:
     assert game.fallback_action(0) == Reveal("789")
     with pytest.raises(GameError):
         game.result()
+
+
+def _absent_against(name: str, answerer: str, games: int) -> list[float]:
+    """The absent seat's scores: it plays only fallbacks, the bot its strategy, seats swapping."""
+    bot = build_bot(name, name, {"answerer": answerer, "seed": f"absent-{name}"})
+    assert isinstance(bot, BullsCowsBot)
+    scores = []
+    for k in range(games):
+        absent = k % 2
+        game = BullsCowsGame({"mode": "duel"}, SEED, {"game_index": k})
+        bot.begin_game()
+        while not game.is_over():
+            for seat in game.to_act():
+                if seat == absent:
+                    action = game.fallback_action(seat)
+                else:
+                    action = game.parse_action(bot.decide(game.observation(seat)))
+                game.apply(seat, action)
+        scores.append(game.result().scores[absent])
+    return scores
+
+
+@pytest.mark.parametrize("answerer", ["fixed", "evader"])
+@pytest.mark.parametrize("name", ["random", "frequency", "super-comparison", "entropy", "optimal"])
+def test_failing_to_act_never_pays(name: str, answerer: str) -> None:
+    # A seat that never acts loses to every shipped bot: its fallback guesses cannot solve
+    # after the first, and its fallback answers hand the opponent every guess they can.
+    assert _absent_against(name, answerer, 8) == [0.0] * 8
+
+
+@pytest.mark.parametrize("bad", [None, 123, b"guess 123", ["guess", "123"]])
+def test_an_action_that_is_not_text_is_invalid(bad: Any) -> None:
+    with pytest.raises(InvalidActionError, match="an action is text"):
+        duel_game().parse_action(bad)
+
+
+def test_action_values_that_are_not_text_are_invalid() -> None:
+    game = duel_game()
+    with pytest.raises(InvalidActionError, match="not the text of a code"):
+        game.apply(0, Guess(123))  # type: ignore[arg-type]
+    game.apply(0, Guess("123"))
+    assert not game.is_legal(1, Answer(None))  # type: ignore[arg-type]
+    with pytest.raises(InvalidActionError, match="not the text of a feedback"):
+        game.apply(1, Answer(None))  # type: ignore[arg-type]
 
 
 def test_copies_are_independent() -> None:

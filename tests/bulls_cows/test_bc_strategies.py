@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -19,7 +21,13 @@ from bots.bulls_cows import (
     load_tree,
 )
 from bots.bulls_cows.answerers import protect_range
-from bots.bulls_cows.guessers import consistent, frequency_weights, super_comparison_pick
+from bots.bulls_cows.guessers import (
+    consistent,
+    entropy_pick,
+    frequency_weights,
+    partition_counts,
+    super_comparison_pick,
+)
 from bots.bulls_cows.search import ExactSearch, lower_bounds, tree_depths
 
 SEED = MatchSeed.from_text("bc-strategies")
@@ -52,7 +60,8 @@ def test_frequency_guesser_picks_the_least_weight() -> None:
         "789", "798", "879", "897", "978", "987",
     ]  # fmt: skip
     # Every symbol occurs twice in each position: all ranks tie, alphabet order decides.
-    assert space.codes[FrequencyGuesser().choose(space, history)] == "789"
+    guesser = FrequencyGuesser(SEED.stream("frequency"))
+    assert space.codes[guesser.choose(space, history)] == "789"
 
 
 def test_evader_keeps_the_widest_class_as_in_figure_one() -> None:
@@ -79,6 +88,19 @@ def test_evader_breaks_ties_at_random() -> None:
         for stream in (SEED.stream("tie", run) for run in range(40))
     }
     assert split == {"2A0B", "0A1B"}
+
+
+def test_evader_never_concedes_on_a_tie() -> None:
+    # 456 against {456, 789}: 3A0B (456) and 0A0B (789) keep one code each. The range is
+    # protected only by 0A0B; 3A0B is left for when it is the only answer.
+    space = code_space()
+    remaining = np.sort(indices(["456", "789"]))
+    for run in range(40):
+        stream = SEED.stream("concede", run)
+        answer = protect_range(space, remaining, space.index["456"], stream)
+        assert space.feedback_text(answer) == "0A0B"
+    alone = indices(["456"])
+    assert protect_range(space, alone, space.index["456"], SEED.stream("x")) == space.solved
 
 
 def test_evader_answers_are_always_legal_and_its_reveal_matches() -> None:
@@ -121,10 +143,69 @@ def test_random_guesser_only_guesses_consistent_codes() -> None:
     assert len(history) <= 12
 
 
-def test_super_comparison_meets_its_figure() -> None:
-    report = walk_tree(SuperComparisonGuesser(), code_space())
-    assert report.games == 504 and report.unsolved == 0
-    assert report.mean <= 4.80 and report.maximum == 6
+def test_super_comparison_meets_its_figure_whatever_its_opening() -> None:
+    # walk_tree draws one opening per guesser; every opening gives the same 2396 guesses.
+    space = code_space()
+    openings = set()
+    for run in range(4):
+        guesser = SuperComparisonGuesser(SEED.stream("sc-opening", run))
+        report = walk_tree(guesser, space)
+        openings.add(guesser.choose(space, []))
+        assert report.games == 504 and report.unsolved == 0
+        assert sum(report.guesses) == 2396 and report.maximum == 6
+    assert len(openings) > 1
+
+
+@pytest.mark.parametrize("name", ["frequency", "super-comparison"])
+def test_the_seeds_methods_open_at_random_from_the_bots_stream(name: str) -> None:
+    # 隨機取樣法's rule for the first guess applies to every method (§四(三)1(2)).
+    from bots.bulls_cows import make_guesser
+
+    space = code_space()
+    one = make_guesser(name, MatchSeed.from_text("a"))
+    again = make_guesser(name, MatchSeed.from_text("a"))
+    other = make_guesser(name, MatchSeed.from_text("b"))
+    openings = [one.choose(space, []) for _ in range(20)]
+    assert openings == [again.choose(space, []) for _ in range(20)]
+    assert openings != [other.choose(space, []) for _ in range(20)]
+    assert len(set(openings)) > 10
+
+
+def test_entropy_opens_with_the_smallest_code_without_computing_it() -> None:
+    # Every code has the same answer distribution over the whole space (renaming symbols), so
+    # the pick over every code is the smallest, which `EntropyGuesser` returns at once.
+    for space in (code_space(), code_space(2, "12345"), code_space(3, "0123")):
+        everything = np.arange(space.size, dtype=np.int64)
+        counts = partition_counts(space, None, everything)
+        assert (counts == counts[0]).all()
+        assert EntropyGuesser().choose(space, []) == entropy_pick(space, everything) == 0
+
+
+def test_partition_counts_in_blocks_match_one_block() -> None:
+    space = code_space(3, "123456")
+    rng = np.random.default_rng(7)
+    secrets = np.sort(rng.choice(space.size, size=50, replace=False)).astype(np.int64)
+    guesses = rng.choice(space.size, size=33, replace=False).astype(np.int64)
+    for chosen in (None, guesses):
+        whole = partition_counts(space, chosen, secrets, block=10**9)
+        for block in (1, 49, 50, 51, 777):
+            assert np.array_equal(partition_counts(space, chosen, secrets, block=block), whole)
+    assert partition_counts(space, None, secrets[:0]).sum() == 0
+
+
+def test_partition_counts_memory_stays_bounded() -> None:
+    # Every code against every code of 4 of 0–9 (25 M pairs): in one block its int64
+    # temporaries alone would be over 200 MB.
+    space = code_space(4, "0123456789")
+    everything = np.arange(space.size, dtype=np.int64)
+    tracemalloc.start()
+    try:
+        counts = partition_counts(space, None, everything)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert counts.sum() == space.size**2
+    assert peak < 64 * 2**20
 
 
 def test_super_comparison_prefers_a_consistent_code_on_ties() -> None:
@@ -239,7 +320,7 @@ def test_tree_guesser_falls_back_off_the_tree() -> None:
 
 
 @pytest.mark.parametrize("name", ["frequency", "super-comparison", "entropy", "optimal"])
-def test_deterministic_guessers_repeat(name: str) -> None:
+def test_after_the_opening_guessers_are_functions_of_the_history(name: str) -> None:
     from bots.bulls_cows import make_guesser
 
     space = code_space()

@@ -3,9 +3,24 @@ logic is tested on made-up figures; no timing is asserted."""
 
 from __future__ import annotations
 
+import json
+import statistics
 from typing import Any
 
-from arena.bench.bulls_cows import SOUND_GUESSERS, judge, render_targets
+import pytest
+from typer.testing import CliRunner
+
+from arena.bench.bulls_cows import (
+    SOUND_GUESSERS,
+    evaluate_fixed,
+    judge,
+    over_seeds,
+    render_targets,
+)
+from arena.cli.main import app
+from arena.games.bulls_cows import code_space
+
+runner = CliRunner()
 
 
 def _figures(**changes: Any) -> dict[str, Any]:
@@ -80,3 +95,66 @@ def test_unsolved_games_or_nothing_solved_miss_the_mean_and_max_targets() -> Non
     best_line = next(line for line in lines if "best guesser (optimal): max" in line)
     assert "none solved, 5040 unsolved" in best_line and best_line.endswith("MISSED")
     assert sum(line.endswith(": met") for line in lines) == len(lines) - 3
+
+
+def _bench_figures(targets: list[dict[str, Any]]) -> dict[str, Any]:
+    """Everything `arena bench bulls-cows` prints, made up, with the given targets."""
+    run = {"mean_guesses": 5.0, "max_guesses": 6, "unsolved": 0, "seconds": 0.1}
+    seeded = {
+        **run,
+        "seeds": ["0-0", "0-1"],
+        "mean_guesses_sd": 0.01,
+        "mean_guesses_min": 4.99,
+        "mean_guesses_max": 5.01,
+    }
+    return {
+        "baseline_random_3": seeded,
+        "super_comparison_3": {
+            **seeded,
+            "time_ratio_to_random": 4.0,
+            "decision_ms_p50": 0.1,
+            "decision_ms_p99": 0.3,
+        },
+        "optimal_3": run,
+        "against_evader_3": {name: run for name in SOUND_GUESSERS},
+        "baseline_random_4": seeded,
+        "best_4": run,
+        "entropy_4_tree_walk": run,
+        "targets": targets,
+    }
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_the_bench_exits_1_when_a_target_is_missed(
+    monkeypatch: pytest.MonkeyPatch, json_output: bool
+) -> None:
+    met = judge(_figures())
+    missed = judge(_figures(best_4={"mean_guesses": 5.3, "max_guesses": 7, "unsolved": 0}))
+    args = ["bench", "bulls-cows", *(["--json"] if json_output else [])]
+    for targets, code in ((met, 0), (missed, 1)):
+        figures = _bench_figures(targets)
+        monkeypatch.setattr(
+            "arena.bench.bulls_cows.run_bench", lambda figures=figures, **_: figures
+        )
+        result = runner.invoke(app, args)
+        assert result.exit_code == code, result.output
+        # The figures are printed either way: a missed target is a finding, not a crash.
+        if json_output:
+            assert json.loads(result.stdout)["targets"] == targets
+        else:
+            assert ("MISSED" in result.stdout) == bool(code)
+            assert "5.3 (target <= 5.25): MISSED" in result.stdout or not code
+
+
+def test_the_random_baseline_is_the_mean_of_several_seeds() -> None:
+    space = code_space(2, "12345")
+    figure = over_seeds("random", space, "s", seeds=3)
+    runs = [evaluate_fixed("random", space, seed=f"s-{k}") for k in range(3)]
+    assert figure["seeds"] == ["s-0", "s-1", "s-2"]
+    assert figure["secrets"] == space.size and figure["games"] == 3 * space.size
+    means = [run.mean for run in runs]
+    assert figure["mean_guesses_per_seed"] == [round(m, 4) for m in means if m is not None]
+    pooled = sum(sum(run.guesses) for run in runs) / (3 * space.size)
+    assert figure["mean_guesses"] == round(pooled, 4)
+    assert figure["max_guesses"] == max(run.maximum or 0 for run in runs)
+    assert figure["mean_guesses_sd"] == round(statistics.stdev(m for m in means if m), 4)

@@ -225,6 +225,11 @@ class BullsCowsGame(Game[BullsCowsAction]):
         return [str(action) for action in self.legal_actions(seat)], None
 
     def parse_action(self, text: str) -> BullsCowsAction:
+        if not isinstance(text, str):
+            # A bot's message is untrusted: anything but text is its mistake, not a crash.
+            raise InvalidActionError(
+                f"an action is text ({ACTION_FORMS}), not {type(text).__name__}"
+            )
         parts = text.split()
         if len(parts) != 2:
             raise InvalidActionError(f"{text[:40]!r} is not an action; expected {ACTION_FORMS}")
@@ -270,16 +275,28 @@ class BullsCowsGame(Game[BullsCowsAction]):
         )
 
     def fallback_action(self, seat: int) -> BullsCowsAction:
-        """Guess: the smallest code consistent with the feedback so far. Answer: the feedback
-        class keeping the most codes consistent (ties: the smallest encoding). Reveal: the
-        smallest code consistent with every answer given."""
+        """What a seat that failed to act plays (docs/RULES.md "### Fallbacks"). Failing to act
+        must never pay: after the first, its guesses can never solve, and its answers concede as
+        much as the rules let them.
+
+        Guess: the smallest code the answers this seat received already rule out (it cannot be
+        the code, so no legal answer solves it); on a first guess, when none is ruled out, the
+        smallest code. Answer: the solving answer when the guess still matches every answer
+        given, else the class keeping the fewest codes (ties: the smallest encoding); both are
+        legal. Reveal: the smallest code matching every answer given, never a breach."""
         if seat not in self.to_act():
             raise NotYourTurnError(f"seat {seat} has no decision due")
         if self._phase is Phase.GUESS:
-            return Guess(self.space.codes[self._first(self._consistent[seat])])
+            ruled_out = ~self._consistent[seat]
+            return Guess(self.space.codes[self._first(ruled_out)])
         if self._phase is Phase.ANSWER:
+            assert self._pending is not None
+            if self._consistent[self._guesser][self._pending]:
+                return Answer(self.space.feedback_text(self.space.solved))
             counts = self._answer_counts()
-            return Answer(self.space.feedback_text(int(np.argmax(counts))))
+            # argmin over the classes that occur (the legal ones): the first, so the smallest.
+            narrowest = np.where(counts > 0, counts, np.iinfo(np.int64).max)
+            return Answer(self.space.feedback_text(int(np.argmin(narrowest))))
         return Reveal(self.space.codes[self._first(self._consistent[1 - seat])])
 
     def is_over(self) -> bool:
@@ -315,6 +332,12 @@ class BullsCowsGame(Game[BullsCowsAction]):
         expected = {Phase.GUESS: Guess, Phase.ANSWER: Answer, Phase.REVEAL: Reveal}[self._phase]
         if not isinstance(action, expected):
             raise IllegalActionError(f"seat {seat} must {self._phase.value} now, not {action}")
+        written = action.feedback if isinstance(action, Answer) else action.code
+        if not isinstance(written, str):
+            raise InvalidActionError(
+                f"{action!r} carries {type(written).__name__}, not the text of a "
+                f"{'feedback' if isinstance(action, Answer) else 'code'}"
+            )
         try:
             if isinstance(action, Answer):
                 value = self.space.parse_feedback(action.feedback)
@@ -325,9 +348,9 @@ class BullsCowsGame(Game[BullsCowsAction]):
         # Only the forms legal_actions lists: parse_action canonicalises a bot's text, so a
         # value object in another spelling ("01a02b", " 123") is a caller's mistake.
         if isinstance(action, Answer):
-            written, canonical = action.feedback, self.space.feedback_text(value)
+            canonical = self.space.feedback_text(value)
         else:
-            written, canonical = action.code, self.space.codes[value]
+            canonical = self.space.codes[value]
         if written != canonical:
             raise IllegalActionError(
                 f"{written[:40]!r} is not written as the engine lists it: {canonical!r}"
