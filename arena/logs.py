@@ -44,6 +44,16 @@ class _CurrentStderrHandler(logging.StreamHandler):
         pass
 
 
+def _traceback_without_locals(colors: bool) -> structlog.dev.RichTracebackFormatter:
+    """Rich's traceback as structlog prints it by default, but without each frame's local
+    variables: a server frame holds bots' ``Hello`` messages (their tokens), resume tokens and
+    MQTT connection ids (which grant a bot's topics on the embedded broker), and a log file or
+    terminal is read by more people than those secrets are meant for."""
+    return structlog.dev.RichTracebackFormatter(
+        color_system="truecolor" if colors else None, show_locals=False
+    )
+
+
 def logging_settings() -> tuple[str, Path | None]:
     """The last `configure_logging` arguments, for worker processes to repeat."""
     return _settings
@@ -66,9 +76,12 @@ def configure_logging(level: str = "warning", json_file: Path | None = None) -> 
     handlers: list[logging.Handler] = []
     console = _CurrentStderrHandler()
     console.setLevel(numeric)
+    colors = sys.stderr.isatty()
     console.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            processor=structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()),
+            processor=structlog.dev.ConsoleRenderer(
+                colors=colors, exception_formatter=_traceback_without_locals(colors)
+            ),
             foreign_pre_chain=shared,
         )
     )
@@ -84,7 +97,15 @@ def configure_logging(level: str = "warning", json_file: Path | None = None) -> 
         to_file.setLevel(logging.DEBUG)
         to_file.setFormatter(
             structlog.stdlib.ProcessorFormatter(
-                processor=structlog.processors.JSONRenderer(), foreign_pre_chain=shared
+                processors=[
+                    structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                    # Without it an exception's line holds ``"exc_info": true`` and no traceback.
+                    structlog.processors.ExceptionRenderer(
+                        structlog.tracebacks.ExceptionDictTransformer(show_locals=False)
+                    ),
+                    structlog.processors.JSONRenderer(),
+                ],
+                foreign_pre_chain=shared,
             )
         )
         handlers.append(to_file)

@@ -6,8 +6,9 @@ messages as Python values. An adapter carries them over some connection and, for
 another protocol, translates both ways. Two adapters ship, both for arena servers:
 
 * `WebSocketAdapter` — ``ws://HOST:PORT``, one JSON message per text frame;
-* `MqttAdapter` — ``mqtt://HOST:PORT``, the topic pair ``arena/v1/bots/<name>/<conn>/{up,down}``
-  with QoS 1, a ``bye`` as the connection's will and ``<name>-<conn>`` as its client id.
+* `MqttAdapter` — ``mqtt://[USER:PASSWORD@]HOST:PORT`` (``mqtts://`` over TLS), the topic pair
+  ``arena/v1/bots/<name>/<conn>/{up,down}`` with QoS 1, a ``bye`` as the connection's will and
+  ``<name>-<conn>`` as its client id.
 
 To reach another kind of server, subclass `ServerAdapter`: `connect` opens the link (raise
 `AdapterClosed` when it cannot), `send` writes our message in the server's terms, `receive`
@@ -24,12 +25,15 @@ from __future__ import annotations
 import json
 import secrets
 import socket
+import ssl
 from abc import ABC, abstractmethod
 from contextlib import AsyncExitStack
-from urllib.parse import urlsplit
+from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import aiomqtt
 import structlog
+from paho.mqtt.reasoncodes import ReasonCode
 from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
@@ -55,11 +59,44 @@ ServerMessage = Welcome | Event | Request | Error | Bye
 
 MQTT_TOPIC_ROOT = "arena/v1/bots"
 MQTT_DEFAULT_PORT = 1883
+MQTTS_DEFAULT_PORT = 8883
 CONNECT_TIMEOUT_S = 10.0
 
 
 class AdapterClosed(ConnectionError):
     """The link to the server is gone (or could not be opened); a reconnect may help."""
+
+
+class AdapterRefused(Exception):
+    """The link can never work as set up (the broker refused the login or the subscription, no
+    server answers): retrying would not help. The message is one line for a command's
+    ``error:``, and shows no password."""
+
+
+def redact_url(url: str) -> str:
+    """``url`` with the password of its user info (if any) as ``***``."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, address = rest.rpartition("@")
+    if not sep or not at or ":" not in userinfo:
+        return url
+    return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{address}"
+
+
+_LOGIN_REFUSED = {4: "bad user name or password", 5: "not authorized"}
+"""CONNACK codes of a refused login (MQTT 3.1.1; paho reports them as 134 and 135)."""
+
+
+def _login_refused(exc: aiomqtt.MqttError) -> str | None:
+    if not isinstance(exc, aiomqtt.MqttCodeError):
+        return None
+    rc = exc.rc
+    code = rc.value if isinstance(rc, ReasonCode) else rc or 0
+    return _LOGIN_REFUSED.get(code - 130 if code in (134, 135) else code)
+
+
+def _refused(granted: tuple[int, ...] | list[Any]) -> bool:
+    """A SUBACK's failure: 0x80 (MQTT 3.1.1) or a reason code of 0x80 or more (MQTT 5)."""
+    return any(int(getattr(code, "value", code)) >= 0x80 for code in granted)
 
 
 class ServerAdapter(ABC):
@@ -76,6 +113,10 @@ class ServerAdapter(ABC):
 
     @abstractmethod
     async def close(self) -> None: ...
+
+    def no_welcome(self, seconds: float) -> str:
+        """Why no ``welcome`` came within ``seconds`` of our ``hello``, as far as we can tell."""
+        return f"no welcome from the server within {seconds:g} s"
 
     wants_events: bool = True
     """False when no bot of the client listens to events: they may then be dropped unread
@@ -120,13 +161,16 @@ class WebSocketAdapter(ServerAdapter):
         self.url = url
         self._connection: ClientConnection | None = None
 
+    def no_welcome(self, seconds: float) -> str:
+        return f"no welcome from the server at {redact_url(self.url)} within {seconds:g} s"
+
     async def connect(self) -> None:
         try:
             self._connection = await connect(
                 self.url, compression=None, open_timeout=CONNECT_TIMEOUT_S, close_timeout=2.0
             )
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
-            raise AdapterClosed(f"cannot connect to {self.url}: {exc}") from None
+            raise AdapterClosed(f"cannot connect to {redact_url(self.url)}: {exc}") from None
 
     def _open(self) -> ClientConnection:
         if self._connection is None:
@@ -157,12 +201,26 @@ class WebSocketAdapter(ServerAdapter):
 
 
 class MqttAdapter(ServerAdapter):
-    """The arena protocol over MQTT (``mqtt://HOST:PORT``): see the module docstring."""
+    """The arena protocol over MQTT (``mqtt://HOST:PORT``): see the module docstring. With
+    ``username`` it logs in to the broker; with ``tls`` it speaks TLS, checking the broker's
+    certificate against the system's CA store."""
 
-    def __init__(self, host: str, port: int, name: str) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        name: str,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        tls: bool = False,
+    ) -> None:
         self.host = host
         self.port = port
         self.name = name
+        self.username = username
+        self.password = password
+        self.tls = tls
         self.conn = ""
         self._stack: AsyncExitStack | None = None
         self._client: aiomqtt.Client | None = None
@@ -176,8 +234,19 @@ class MqttAdapter(ServerAdapter):
         its id names."""
         return f"{self.name}-{self.conn}"
 
+    def broker(self) -> str:
+        return f"the MQTT broker at {self.host}:{self.port}"
+
+    def no_welcome(self, seconds: float) -> str:
+        return (
+            f"no welcome from the server within {seconds:g} s: is `arena serve --mqtt` running "
+            f"on {self.broker()}, and may this user publish on "
+            f"{MQTT_TOPIC_ROOT}/{self.name}/+/up?"
+        )
+
     async def connect(self) -> None:
-        # A fresh id per connection: a will from a dead connection then names only its topics.
+        # A fresh id per connection: a will from a dead connection then names only its topics,
+        # and the broker, which refuses an id still connected, never sees this one again.
         self.conn = secrets.token_hex(6)
         up, down = self.topics()
         stack = AsyncExitStack()
@@ -187,6 +256,9 @@ class MqttAdapter(ServerAdapter):
                     self.host,
                     self.port,
                     identifier=self.client_id(),
+                    username=self.username,
+                    password=self.password,
+                    tls_context=ssl.create_default_context() if self.tls else None,
                     will=aiomqtt.Will(up, encode(Bye(reason="connection lost")), qos=1),
                     keepalive=15,
                     timeout=CONNECT_TIMEOUT_S,
@@ -195,12 +267,28 @@ class MqttAdapter(ServerAdapter):
                     socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
                 )
             )
-            await client.subscribe(down, qos=1)
+            granted = await client.subscribe(down, qos=1)
         except aiomqtt.MqttError as exc:
             await stack.aclose()
+            reason = _login_refused(exc)
+            if reason is not None:
+                raise AdapterRefused(
+                    f"{self.broker()} refused the login ({reason}): check the user and password "
+                    "in the URL"
+                ) from None
+            scheme = "mqtts" if self.tls else "mqtt"
             raise AdapterClosed(
-                f"cannot connect to mqtt://{self.host}:{self.port}: {exc}"
+                f"cannot connect to {scheme}://{self.host}:{self.port}: {exc}"
             ) from None
+        if _refused(granted):
+            # Without its down topic the bot would wait for a welcome that never comes.
+            await stack.aclose()
+            who = f"user {self.username!r}" if self.username is not None else "this client"
+            raise AdapterRefused(
+                f"{self.broker()} refused the subscription to {down}: its ACL must let {who} "
+                f"read {MQTT_TOPIC_ROOT}/{self.name}/+/down and write "
+                f"{MQTT_TOPIC_ROOT}/{self.name}/+/up (docs/NETWORK.md, MQTT)"
+            )
         self._stack = stack
         self._client = client
 
@@ -239,20 +327,30 @@ class MqttAdapter(ServerAdapter):
 
 
 def adapter_for(url: str, name: str) -> ServerAdapter:
-    """``ws://`` / ``wss://`` → `WebSocketAdapter`, ``mqtt://`` → `MqttAdapter`; `ValueError`
-    (naming the URL) for any other URL, one without a host, or one with a port out of range —
-    no reconnect could ever reach those."""
+    """``ws://`` / ``wss://`` → `WebSocketAdapter`, ``mqtt://`` / ``mqtts://`` (TLS) →
+    `MqttAdapter`, logging in with the URL's percent-decoded user and password if it has them;
+    `ValueError` (naming the URL, its password hidden) for any other URL, one without a host,
+    or one with a port out of range — no reconnect could ever reach those."""
     expected = "expected ws://HOST:PORT, wss://HOST:PORT or mqtt://HOST:PORT"
+    shown = redact_url(url)
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
         # urlsplit's own words ("Port out of range 0-65535", "Invalid IPv6 URL") name no URL.
-        raise ValueError(f"{url!r}: {exc}; {expected}") from None
-    if parts.scheme not in ("ws", "wss", "mqtt"):
-        raise ValueError(f"{url!r}: {expected}")
+        raise ValueError(f"{shown!r}: {exc}; {expected}") from None
+    if parts.scheme not in ("ws", "wss", "mqtt", "mqtts"):
+        raise ValueError(f"{shown!r}: {expected}")
     if not parts.hostname:
-        raise ValueError(f"{url!r}: no host; {expected}")
-    if parts.scheme == "mqtt":
-        return MqttAdapter(parts.hostname, port or MQTT_DEFAULT_PORT, name)
+        raise ValueError(f"{shown!r}: no host; {expected}")
+    if parts.scheme in ("mqtt", "mqtts"):
+        tls = parts.scheme == "mqtts"
+        return MqttAdapter(
+            parts.hostname,
+            port or (MQTTS_DEFAULT_PORT if tls else MQTT_DEFAULT_PORT),
+            name,
+            username=unquote(parts.username) if parts.username is not None else None,
+            password=unquote(parts.password) if parts.password is not None else None,
+            tls=tls,
+        )
     return WebSocketAdapter(url)

@@ -1,8 +1,9 @@
 """``bots``: the player side's command line — list our bots, or connect one to a server.
 
     bots list [--game G]
-    bots run NAME --url ws://HOST:PORT|mqtt://HOST:PORT [--game G] [--config FILE]
-             [--token T …] [--name N] [--copies N] [--resume-file FILE] [--seed TEXT]
+    bots run NAME --url ws://HOST:PORT|mqtt[s]://[USER:PASSWORD@]HOST:PORT [--game G]
+             [--config FILE] [--token T …] [--name N] [--copies N] [--resume-file FILE]
+             [--seed TEXT]
 
 ``bots run`` plays every game that has a strategy called NAME (or only ``--game``), as one
 client named ``--name`` (default NAME), until the server says bye; SIGINT/SIGTERM says bye first.
@@ -33,7 +34,7 @@ from arena.dealing import MatchSeed
 from arena.games.registry import ALIASES, UnknownGameError, canonical_name
 from arena.logs import LOG_LEVELS, LogSetupError, check_log_level, configure_logging
 from arena.matches.bot_seeds import seeded_options
-from bots.adapters import adapter_for
+from bots.adapters import AdapterRefused, adapter_for
 from bots.base import Bot
 from bots.client import BotClient, ClientRefused, ResumeFileError, check_resume_file
 from bots.registry import (
@@ -242,7 +243,11 @@ async def _play(clients: list[BotClient]) -> list[str]:
 @app.command("run")
 def run(
     strategy: str = typer.Argument(..., metavar="NAME", help="bot strategy (see `bots list`)"),
-    url: str = typer.Option(..., help="ws://HOST:PORT or mqtt://HOST:PORT"),
+    url: str = typer.Option(
+        ...,
+        help="ws://HOST:PORT or mqtt://HOST:PORT; mqtt://USER:PASSWORD@HOST:PORT logs in to the "
+        "broker (percent-encode : @ / in them), mqtts:// speaks TLS (port 8883)",
+    ),
     game: str | None = typer.Option(
         None, help="play only this game (bulls-cows, liars-dice, mahjong; or bulls_cows, …)"
     ),
@@ -326,6 +331,8 @@ def run(
         reasons = asyncio.run(_play(clients))
     except ClientRefused as exc:
         _die(refusal_hint(exc, players, tokens))
+    except AdapterRefused as exc:
+        _die(str(exc))
     for client, reason in zip(clients, reasons, strict=True):
         typer.echo(f"{client.name}: {reason} ({client.decisions} decisions)", err=True)
 

@@ -3,7 +3,8 @@
 It says hello, waits to be seated, hands every event to the bot and answers every request with
 the bot's action, logging each decision. After a dropped connection it reconnects with
 exponential backoff and resumes its session (the server then replays what it missed); it stops
-when the server says ``bye`` or refuses its token. Over MQTT it sends a ``ping`` whenever it has
+when the server says ``bye`` or refuses its token, or when no server answers its first ``hello``
+(`WELCOME_TIMEOUT_S`). Over MQTT it sends a ``ping`` whenever it has
 sent nothing for a while, so the server does not take its silence for a dead connection.
 """
 
@@ -23,7 +24,13 @@ from pathlib import Path
 import structlog
 
 from arena.files import probe_writable
-from bots.adapters import AdapterClosed, MqttAdapter, ServerAdapter
+from bots.adapters import (
+    CONNECT_TIMEOUT_S,
+    AdapterClosed,
+    AdapterRefused,
+    MqttAdapter,
+    ServerAdapter,
+)
 from bots.base import Bot
 from protocol.games.common import GameStart
 from protocol.messages import (
@@ -40,6 +47,11 @@ from protocol.messages import (
 )
 
 log = structlog.get_logger(__name__)
+
+WELCOME_TIMEOUT_S = CONNECT_TIMEOUT_S
+"""How long a ``hello`` waits for its ``welcome``, as long as a websocket may take to open. Over
+MQTT a hello nobody reads (no server on the broker, or one the broker's ACL keeps from it) is
+dropped without a word: without this bound the bot would wait for ever."""
 
 
 class ClientRefused(Exception):
@@ -136,6 +148,7 @@ class BotClient:
         resume_file: Path | None = None,
         backoff: Backoff | None = None,
         keepalive_s: float = SILENCE_LIMIT_S / 3,
+        welcome_timeout_s: float = WELCOME_TIMEOUT_S,
     ) -> None:
         if not bots:
             raise ValueError("a client needs at least one bot")
@@ -148,6 +161,7 @@ class BotClient:
         self.keepalive_s = keepalive_s
         """Over MQTT, the longest the client stays silent: a third of the server's limit, so a
         lost or late ping still leaves time for the next."""
+        self.welcome_timeout_s = welcome_timeout_s
         self.resume_token = read_resume_token(resume_file) if resume_file is not None else None
         self.current_game = next(iter(self.bots))
         self.decisions = 0
@@ -166,7 +180,9 @@ class BotClient:
         self._log_decisions = logging.getLogger(__name__).isEnabledFor(logging.INFO)
 
     async def run(self) -> str:
-        """Play until the server says bye (returns its reason) or refuses us (raises)."""
+        """Play until the server says bye (returns its reason) or refuses us (raises
+        `ClientRefused`, or `AdapterRefused` for a link that cannot work: no welcome for our
+        first hello, a broker that refuses the login)."""
         attempt = 0
         while not self._stopping:
             adapter = self.adapter_factory()
@@ -216,7 +232,16 @@ class BotClient:
                 events=self._listening,
             ),
         )
-        first = await adapter.receive()
+        try:
+            async with asyncio.timeout(self.welcome_timeout_s):
+                first = await adapter.receive()
+        except TimeoutError:
+            why = adapter.no_welcome(self.welcome_timeout_s)
+            if self.welcomes == 0:
+                raise AdapterRefused(why) from None
+            # We were welcomed before: the server may be restarting. Reconnect (with backoff)
+            # and say hello again.
+            raise AdapterClosed(why) from None
         if isinstance(first, Error):
             if self.resume_token is not None and first.code is ErrorCode.AUTH_FAILED:
                 # The session is gone (its table closed while we were away): start afresh.

@@ -193,6 +193,31 @@ class Hub:
         if not self.tables:
             self._idle.set()
 
+    async def close_tables_with_transport(self, transport: str, reason: str) -> list[str]:
+        """Close, at once, every table where a bot that reached the server over ``transport``
+        holds a seat (connected or absent); return their ids.
+
+        For a failure of the server's own side of a transport (the MQTT bridge losing its
+        broker): every bot behind it is cut off at once, through no fault of its own. Left
+        alone, their sessions turn absent and the referees play their fallbacks for as long as
+        the outage lasts, then report that as the match's result. Closed, the tables' referees
+        stop with `ServerLost` and ``reason``, as when the server stops: no result, and a
+        league plays the match again on its next run."""
+        doomed = [
+            table.id
+            for table in self.tables.values()
+            if any(
+                session.transport == transport
+                and session.binding is not None
+                and session.binding.table == table.id
+                for session in table.sessions
+            )
+        ]
+        if doomed:
+            log.warning("tables_closed", transport=transport, reason=reason, tables=doomed)
+            await asyncio.gather(*(self.close_table(table_id, reason) for table_id in doomed))
+        return doomed
+
     async def begin_drain(self) -> None:
         """No new tables or bots from now on; running tables go on, bots may still resume."""
         self.lobby.draining = True

@@ -22,6 +22,7 @@ from arena.games.registry import canonical_name
 from arena.server.wire import (
     AdminAny,
     AdminHello,
+    AdminMessage,
     AdminWelcome,
     Attach,
     Attached,
@@ -88,6 +89,26 @@ async def _connect(url: str) -> ClientConnection:
         raise RemoteTableError(f"cannot reach the server at {url}: {exc}") from None
 
 
+def _closed(exc: ConnectionClosed) -> RemoteTableError:
+    said = exc.rcvd
+    if said is None:
+        return RemoteTableError("the connection to the server dropped")
+    # The server's own reason ("the server is shutting down now") when it gave one; the
+    # library's text repeats both close frames, codes and all.
+    return RemoteTableError(f"the server closed the connection: {said.reason or said}")
+
+
+async def _send(connection: ClientConnection, message: AdminMessage) -> None:
+    """Send one admin message. A server that closed the connection (stopping, or closing a new
+    connection in a hard shutdown) is `RemoteTableError` like any table that cannot open: a
+    league reports it among the matches not played, ``arena match`` as one line, where the
+    library's own exception would be taken for a bug."""
+    try:
+        await connection.send(encode_admin(message))
+    except ConnectionClosed as exc:
+        raise _closed(exc) from None
+
+
 async def _reply(connection: ClientConnection, timeout_s: float) -> AdminAny:
     try:
         async with asyncio.timeout(timeout_s):
@@ -96,7 +117,7 @@ async def _reply(connection: ClientConnection, timeout_s: float) -> AdminAny:
     except TimeoutError:
         raise RemoteTableError(f"the server did not answer within {timeout_s:.0f} s") from None
     except ConnectionClosed as exc:
-        raise RemoteTableError(f"the server closed the connection: {exc}") from None
+        raise _closed(exc) from None
     except ProtocolError as exc:
         raise RemoteTableError(f"unreadable reply from the server: {exc.text}") from None
 
@@ -112,8 +133,12 @@ def _refused(reply: AdminAny, doing: str) -> RemoteTableError:
 async def _control(url: str, admin: str | None, token: str | None) -> ClientConnection:
     name, secret = admin_credentials(admin, token)
     control = await _connect(url)
-    await control.send(encode_admin(AdminHello(name=name, token=secret)))
-    reply = await _reply(control, REPLY_TIMEOUT_S)
+    try:
+        await _send(control, AdminHello(name=name, token=secret))
+        reply = await _reply(control, REPLY_TIMEOUT_S)
+    except RemoteTableError:
+        await control.close()
+        raise
     if not isinstance(reply, AdminWelcome):
         await control.close()
         refused = _refused(reply, f"admin {name}")
@@ -150,15 +175,14 @@ async def remote_seats(
     async with AsyncExitStack() as stack:
         control = await _control(url, admin, token)
         stack.push_async_callback(control.close)
-        await control.send(
-            encode_admin(
-                OpenTable(
-                    game=kind,
-                    bots=list(bot_names),
-                    start_timeout_ms=round(start_timeout_s * 1000),
-                    label=label,
-                )
-            )
+        await _send(
+            control,
+            OpenTable(
+                game=kind,
+                bots=list(bot_names),
+                start_timeout_ms=round(start_timeout_s * 1000),
+                label=label,
+            ),
         )
         opened = await _reply(control, start_timeout_s + REPLY_TIMEOUT_S)
         if not isinstance(opened, TableOpened):
@@ -167,9 +191,7 @@ async def remote_seats(
         for ticket in opened.seats:
             connection = await _connect(url)
             stack.push_async_callback(connection.close)
-            await connection.send(
-                encode_admin(Attach(table=opened.table, slot=ticket.slot, key=ticket.key))
-            )
+            await _send(connection, Attach(table=opened.table, slot=ticket.slot, key=ticket.key))
             attached = await _reply(connection, REPLY_TIMEOUT_S)
             if not isinstance(attached, Attached):
                 raise _refused(attached, f"attaching slot {ticket.slot}")
@@ -186,8 +208,8 @@ async def remote_seats(
             # once it is confirmed the bots are back in the lobby for the next table.
             for seat in seats:
                 await seat.aclose()
-            with suppress(ConnectionClosed, RemoteTableError):
-                await control.send(encode_admin(CloseTable(table=opened.table)))
+            with suppress(RemoteTableError):
+                await _send(control, CloseTable(table=opened.table))
                 await _reply(control, REPLY_TIMEOUT_S)
 
 
@@ -213,7 +235,7 @@ async def server_status(
     """The server's lobby and tables (``arena serve status``, tests waiting for bots)."""
     control = await _control(url, admin, token)
     try:
-        await control.send(encode_admin(StatusQuery()))
+        await _send(control, StatusQuery())
         reply = await _reply(control, REPLY_TIMEOUT_S)
         if not isinstance(reply, StatusReport):
             raise _refused(reply, "status")

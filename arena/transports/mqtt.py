@@ -14,49 +14,78 @@ that connection's topics. A bot that sends nothing (not even ``ping``) for the h
 ``mqtt_silence_s`` is dropped all the same: without a will nothing else would ever say it left.
 
 `MqttBridge` is the server's single MQTT client: it feeds every up topic to the `Hub` like a
-websocket connection. `start_embedded_broker` runs an amqtt broker in-process for a server
-started without a broker to talk to. That broker takes anyone (no MQTT credentials for bots),
-but grants each client only the topic pair its client id names (``<name>-<conn>``:
-`EmbeddedBrokerAuth` and `EmbeddedBrokerAcl`); only the server, logged in with a password drawn
-at start-up, may read every up topic and write every down topic. A broker delivers to whoever
-subscribes, so without that any local program could read every bot's private events and the
-resume token in its ``welcome``.
+websocket connection, logging in with the user and password of the ``--mqtt`` URL (over TLS for
+``mqtts://``). `start_embedded_broker` runs an amqtt broker in-process for a server started
+without a broker to talk to (`arena.transports.mqtt_broker`: it grants each client only the
+topic pair its client id names).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
-import logging
-import re
+import contextlib
 import secrets
 import socket
-from collections import deque
+import ssl
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiomqtt
 import structlog
-from amqtt.contexts import Action
-from amqtt.plugins.base import BaseAuthPlugin, BaseTopicPlugin
-from amqtt.session import Session
+from paho.mqtt.reasoncodes import ReasonCode
 
-from arena.errors import ArenaError
 from arena.server.hub import Connection, Hub, Role
+from arena.transports.mqtt_topics import (
+    DEFAULT_PORT,
+    DEFAULT_TLS_PORT,
+    SERVER_CLIENT_PREFIX,
+    SERVER_USER,
+    TOPIC_ROOT,
+    UP_FILTER,
+    BrokerHost,
+    MqttConfigError,
+    bot_client_id,
+    down_topic,
+    owns_topic,
+    parse_mqtt_url,
+    parse_up_topic,
+    peer_label,
+    redact_url,
+    up_topic,
+)
+
+__all__ = [
+    "DEFAULT_PORT",
+    "DEFAULT_TLS_PORT",
+    "SERVER_CLIENT_PREFIX",
+    "SERVER_USER",
+    "TOPIC_ROOT",
+    "UP_FILTER",
+    "BrokerHost",
+    "BrokerLogin",
+    "MqttBridge",
+    "MqttConfigError",
+    "MqttLink",
+    "bot_client_id",
+    "broker_reachable",
+    "down_topic",
+    "login_refused",
+    "owns_topic",
+    "parse_mqtt_url",
+    "parse_up_topic",
+    "peer_label",
+    "redact_url",
+    "start_embedded_broker",
+    "up_topic",
+]
 
 log = structlog.get_logger(__name__)
 
-TOPIC_ROOT = "arena/v1/bots"
-UP_FILTER = f"{TOPIC_ROOT}/+/+/up"
 QOS = 1
-DEFAULT_PORT = 1883
 NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 """The MQTT library leaves Nagle's algorithm on: each small message would then wait for the
 ACK of the one before (tens of milliseconds with delayed ACKs)."""
-_LEVEL = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-_CLIENT_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}-[A-Za-z0-9_.-]{1,64}$")
 
 
 #: in-flight publishes of the server's one MQTT client that are normal under load
@@ -66,69 +95,28 @@ FLUSH_TIMEOUT_S = 10.0
 MAX_WAITING_FRAMES = 64
 """Messages from one bot connection that may wait while its previous one is handled; beyond
 that they are dropped. An honest bot sends one action per request and a ping now and then."""
+MAX_FLOODED = 4096
+"""Topic pairs closed for flood that the bridge keeps dropping (the oldest forgotten first)."""
+
+_LOGIN_REFUSED = {4: "bad user name or password", 5: "not authorized"}
+"""CONNACK codes of a refused login, MQTT 3.1.1's; paho reports them as MQTT 5 reason codes
+(134, 135), mapped back in `login_refused`."""
 
 
-class MqttConfigError(ArenaError, ValueError):
-    """An MQTT URL or broker set-up the server cannot use."""
-
-
-def up_topic(name: str, conn: str) -> str:
-    return f"{TOPIC_ROOT}/{name}/{conn}/up"
-
-
-def down_topic(name: str, conn: str) -> str:
-    return f"{TOPIC_ROOT}/{name}/{conn}/down"
-
-
-def parse_up_topic(topic: str) -> tuple[str, str] | None:
-    """``(name, conn)`` of an up topic, or None for anything else."""
-    parts = topic.split("/")
-    if len(parts) != 6 or "/".join(parts[:3]) != TOPIC_ROOT or parts[5] != "up":
+def login_refused(exc: aiomqtt.MqttError) -> str | None:
+    """The broker's reason when ``exc`` is a CONNACK refusing the login, else None."""
+    if not isinstance(exc, aiomqtt.MqttCodeError):
         return None
-    name, conn = parts[3], parts[4]
-    if not (_LEVEL.match(name) and _LEVEL.match(conn)):
-        return None
-    return name, conn
+    rc = exc.rc
+    code = rc.value if isinstance(rc, ReasonCode) else rc or 0
+    return _LOGIN_REFUSED.get(code - 130 if code in (134, 135) else code)
 
 
-def peer_label(name: str, conn: str) -> str:
-    """How logs name a bot connection: ``mqtt:<name>/<hash>``. Never ``<conn>`` itself: on the
-    embedded broker the client id ``<name>-<conn>`` is what grants its topics, so whoever reads
-    the logs could take over the connection; a short hash still tells connections apart."""
-    digest = hashlib.sha256(conn.encode("utf-8")).hexdigest()[:8]
-    return f"mqtt:{name}/{digest}"
-
-
-def bot_client_id(name: str, conn: str) -> str:
-    """The MQTT client id of a bot connection: the embedded broker grants a client only the
-    topic pair its id names."""
-    return f"{name}-{conn}"
-
-
-def owns_topic(client_id: str | None, topic: str, direction: str) -> bool:
-    """True when ``topic`` is the ``direction`` (``up`` or ``down``) topic of the bot connection
-    whose `bot_client_id` is ``client_id``. A filter with wildcards is never one: ``+`` and
-    ``#`` are not allowed in names."""
-    parts = topic.split("/")
-    if len(parts) != 6 or "/".join(parts[:3]) != TOPIC_ROOT or parts[5] != direction:
-        return False
-    name, conn = parts[3], parts[4]
-    return bool(_LEVEL.match(name) and _LEVEL.match(conn)) and client_id == bot_client_id(
-        name, conn
+def login_refused_message(host: str, port: int, reason: str) -> str:
+    return (
+        f"the MQTT broker at {host}:{port} refused the login ({reason}): check the user and "
+        "password in the URL"
     )
-
-
-def parse_mqtt_url(url: str) -> tuple[str, int]:
-    """``mqtt://host[:port]`` → (host, port)."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError as exc:
-        # urlsplit's own words ("Port out of range 0-65535", "Invalid IPv6 URL") name no URL.
-        raise MqttConfigError(f"{url!r}: {exc}; expected mqtt://HOST[:PORT]") from None
-    if parts.scheme != "mqtt" or not parts.hostname:
-        raise MqttConfigError(f"{url!r}: expected mqtt://HOST[:PORT]")
-    return parts.hostname, port or DEFAULT_PORT
 
 
 async def broker_reachable(host: str, port: int, timeout_s: float = 2.0) -> bool:
@@ -144,109 +132,27 @@ async def broker_reachable(host: str, port: int, timeout_s: float = 2.0) -> bool
 
 @dataclass(frozen=True)
 class BrokerLogin:
-    """The MQTT credentials the server's client presents (to the embedded broker only)."""
+    """The MQTT credentials the server's client presents: the embedded broker's server login,
+    or the user and password of the ``--mqtt`` URL."""
 
     username: str
-    password: str = ""
-
-
-SERVER_USER = "arena-server"
-
-
-def _is_server(session: Session, password: str) -> bool:
-    """The session logged in as the server with this broker's password (never with none)."""
-    given = session.password
-    if session.username != SERVER_USER or not password or given is None:
-        return False
-    if isinstance(given, str):
-        given = given.encode()
-    return hmac.compare_digest(bytes(given), password.encode())
-
-
-class EmbeddedBrokerAuth(BaseAuthPlugin):
-    """Lets in the server (its password) and any client whose id can name a bot connection
-    (``<name>-<conn>``) and whose will, if any, goes to its own up topic: a will is published
-    by the broker itself, past the topic ACL, so it is checked here."""
-
-    @dataclass
-    class Config:
-        server_password: str = ""
-
-    async def authenticate(self, *, session: Session) -> bool:
-        if session.username == SERVER_USER:
-            if _is_server(session, self.config.server_password):
-                return True
-            log.warning("mqtt_server_login_refused", client=session.client_id)
-            return False
-        client = session.client_id or ""
-        if not _CLIENT_ID.match(client):
-            log.warning(
-                "mqtt_client_refused",
-                client=client,
-                reason="the client id must be <name>-<conn> of the topics it uses",
-            )
-            return False
-        if session.will_flag and not owns_topic(client, session.will_topic or "", "up"):
-            log.warning("mqtt_client_refused", client=client, will_topic=session.will_topic)
-            return False
-        # As amqtt's anonymous login does: no messages are queued for such a client while it is
-        # disconnected, so a dead bot costs the broker no memory.
-        session.is_anonymous = True
-        return True
-
-
-class EmbeddedBrokerAcl(BaseTopicPlugin):
-    """The embedded broker's topic ACL: the server may do anything; any other client may
-    publish only on its own up topic and subscribe to (and receive) only its own down topic,
-    both named by its client id (`owns_topic`). A wildcard filter is always refused to it."""
-
-    @dataclass
-    class Config:
-        server_password: str = ""
-
-    async def topic_filtering(
-        self,
-        *,
-        session: Session | None = None,
-        topic: str | None = None,
-        action: Action | None = None,
-    ) -> bool:
-        if session is None or topic is None:
-            return False
-        if _is_server(session, self.config.server_password):
-            return True
-        allowed = owns_topic(session.client_id, topic, "up" if action is Action.PUBLISH else "down")
-        if not allowed and action is Action.SUBSCRIBE:
-            # amqtt only answers the SUBACK with a failure: say why on our side.
-            log.warning("mqtt_subscription_refused", client=session.client_id, topic=topic)
-        return allowed
+    password: str | None = ""
 
 
 async def start_embedded_broker(host: str, port: int) -> tuple[Any, BrokerLogin]:
-    """An amqtt broker on ``host:port`` (no $SYS topics) with our topic ACL, and the login the
-    server's client must use on it; call ``shutdown()`` on the broker."""
-    from amqtt.broker import Broker
+    """An embedded broker on ``host:port`` (`arena.transports.mqtt_broker`) and the login the
+    server's client must use on it; call ``shutdown()`` on the broker. Refused for a URL with a
+    login or TLS: whoever wrote one expects a broker that checks them."""
+    if isinstance(host, BrokerHost) and not host.plain:
+        raise MqttConfigError(
+            f"no MQTT broker answers at {host}:{port}; an embedded broker (no TLS, no logins) "
+            "is only started for a URL without them (mqtt://HOST:PORT)"
+        )
+    # amqtt is imported only when a broker is embedded.
+    from arena.transports.mqtt_broker import start_broker
 
-    # amqtt (and the state-machine library under it) log every step at INFO; the server's own
-    # logs say what matters.
-    for noisy in ("amqtt", "transitions"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-    login = BrokerLogin(SERVER_USER, secrets.token_urlsafe(32))
-    secret = {"server_password": login.password}
-    # amqtt splits "host:port" at the last colon: an IPv6 address goes without brackets (it
-    # would keep them and fail to resolve "[::1]").
-    bind = f"{host}:{port}"
-    broker = Broker(
-        {
-            "listeners": {"default": {"type": "tcp", "bind": bind}},
-            "plugins": {
-                f"{__name__}.EmbeddedBrokerAuth": secret,
-                f"{__name__}.EmbeddedBrokerAcl": secret,
-            },
-        }
-    )
-    await broker.start()
-    return broker, login
+    password = secrets.token_urlsafe(32)
+    return await start_broker(host, port, password), BrokerLogin(SERVER_USER, password)
 
 
 def _refused(granted: tuple[int, ...] | list[Any]) -> bool:
@@ -276,6 +182,8 @@ class MqttLink:
         if not self.open:
             return
         self.open = False
+        if reason == "flood":
+            self.bridge.shun(self.key)
         conn = self.bridge.forget(self.key)
         if conn is not None:
             # No socket will report this link's end (as a websocket's handler does): say so here.
@@ -293,8 +201,11 @@ class MqttBridge:
         self.hub = hub
         self.host = host
         self.port = port
+        self.tls = isinstance(host, BrokerHost) and host.tls
+        if login is None and isinstance(host, BrokerHost) and host.username is not None:
+            login = BrokerLogin(host.username, host.password)
         self.login = login
-        """Credentials for the broker: the embedded one's server login, else none."""
+        """Credentials for the broker: the embedded one's server login, or the URL's."""
         self.client: aiomqtt.Client | None = None
         self.connections: dict[tuple[str, str], Connection] = {}
         self.ready = asyncio.Event()
@@ -305,6 +216,21 @@ class MqttBridge:
         """Messages of each bot connection waiting to be handled; a key is here exactly while
         its worker (in `_workers`) runs."""
         self._workers: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._shunned: OrderedDict[tuple[str, str], None] = OrderedDict()
+        """Topic pairs closed for flood: their messages are dropped unanswered (`shun`)."""
+        self._was_ready = False
+
+    def shun(self, key: tuple[str, str]) -> None:
+        """Drop every further message on ``key``'s topic pair, unanswered, for the bridge's
+        life: a topic pair closed for flood would otherwise open a new connection with each
+        message (a fresh flood counter, an error reply, a log line), without end. An honest
+        bot reconnects under a fresh ``<conn>``, never needing the pair again. At most
+        `MAX_FLOODED` pairs are kept, the oldest forgotten first."""
+        self._shunned[key] = None
+        self._shunned.move_to_end(key)
+        while len(self._shunned) > MAX_FLOODED:
+            self._shunned.popitem(last=False)
+        log.warning("mqtt_flood_closed", peer=peer_label(*key), dropping="every later message")
 
     def publish(self, topic: str, text: str) -> bool:
         client = self.client
@@ -362,17 +288,8 @@ class MqttBridge:
         delay = 0.1
         while True:
             try:
-                async with aiomqtt.Client(
-                    self.host,
-                    self.port,
-                    # Unguessable: a broker hands a client id's session to whoever connects
-                    # with it next.
-                    identifier=f"arena-server-{secrets.token_hex(8)}",
-                    username=self.login.username if self.login else None,
-                    password=self.login.password if self.login else None,
-                    keepalive=30,
-                    socket_options=NO_DELAY,
-                ) as client:
+                async with contextlib.AsyncExitStack() as stack:
+                    client = await self._connect(stack)
                     # One server client carries every table's traffic, so dozens of QoS 1
                     # publishes in flight are ordinary load; aiomqtt warns past 10 by default.
                     client.pending_calls_threshold = PENDING_PUBLISHES_NORMAL
@@ -381,14 +298,14 @@ class MqttBridge:
                     if _refused(granted):
                         # Retrying cannot help: the broker's ACL keeps us out (another arena
                         # server's embedded broker, say, which only its own server may read).
-                        refused = MqttConfigError(
+                        raise self._fatal(
+                            "mqtt_subscription_refused",
                             f"the MQTT broker at {self.host}:{self.port} refused the server's "
                             f"subscription to {UP_FILTER}: its ACL must let the server read "
-                            "every up topic and write every down topic (docs/NETWORK.md)"
+                            "every up topic and write every down topic (docs/NETWORK.md)",
                         )
-                        log.error("mqtt_subscription_refused", error=str(refused))
-                        raise refused
                     self.ready.set()
+                    self._was_ready = True
                     log.info("mqtt_connected", broker=f"{self.host}:{self.port}")
                     delay = 0.1
                     watcher = asyncio.create_task(self._watch())
@@ -399,6 +316,12 @@ class MqttBridge:
                         watcher.cancel()
             except aiomqtt.MqttError as exc:
                 log.warning("mqtt_broker_lost", error=str(exc), retry_in_s=delay)
+                # Every MQTT bot is cut off at once, through no fault of its own: stop their
+                # matches (their referees get ServerLost) rather than let them play fallbacks
+                # for as long as the outage lasts and report that as a result.
+                await self.hub.close_tables_with_transport(
+                    MqttLink.transport, "the server lost its MQTT broker"
+                )
             finally:
                 self.client = None
                 self.ready.clear()
@@ -406,6 +329,41 @@ class MqttBridge:
                 await self._drop_all()
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
+
+    async def _connect(self, stack: contextlib.AsyncExitStack) -> aiomqtt.Client:
+        """The server's client, connected (closed with ``stack``). A broker that refuses the
+        login is `MqttConfigError`, not a lost broker: no retry could change its mind."""
+        login = self.login
+        try:
+            return await stack.enter_async_context(
+                aiomqtt.Client(
+                    self.host,
+                    self.port,
+                    # No bot's client id can be this one (`SERVER_CLIENT_PREFIX`), and it is
+                    # unguessable: some brokers hand a client id's session to whoever connects
+                    # with it next.
+                    identifier=f"{SERVER_CLIENT_PREFIX}{secrets.token_hex(8)}",
+                    username=login.username if login else None,
+                    password=login.password if login else None,
+                    tls_context=ssl.create_default_context() if self.tls else None,
+                    keepalive=30,
+                    socket_options=NO_DELAY,
+                )
+            )
+        except aiomqtt.MqttError as exc:
+            reason = login_refused(exc)
+            if reason is None:
+                raise
+            raise self._fatal(
+                "mqtt_login_refused", login_refused_message(self.host, self.port, reason)
+            ) from None
+
+    def _fatal(self, event: str, message: str) -> MqttConfigError:
+        """The error that ends `run`. Logged only once the bridge had been serving: before,
+        the server's start reports it (`arena serve` exits with it), and once is clear."""
+        if self._was_ready:
+            log.error(event, error=message)
+        return MqttConfigError(message)
 
     async def _drop_all(self) -> None:
         for key in list(self.connections):
@@ -419,7 +377,7 @@ class MqttBridge:
         action relayed to a referee's seat connection), which must not hold up the other bots,
         as one loop over every message would."""
         key = parse_up_topic(topic)
-        if key is None or not isinstance(payload, bytes | bytearray):
+        if key is None or key in self._shunned or not isinstance(payload, bytes | bytearray):
             return
         self._heard[key] = asyncio.get_running_loop().time()
         inbox = self._inboxes.get(key)
@@ -453,6 +411,9 @@ class MqttBridge:
         self._workers.clear()
 
     async def _handle(self, key: tuple[str, str], payload: bytes) -> None:
+        if key in self._shunned:
+            # Came in before the flood closed the pair, and waited behind the last straw.
+            return
         conn = self.connections.get(key)
         if conn is None:
             link = MqttLink(self, *key)

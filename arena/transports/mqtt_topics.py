@@ -1,0 +1,143 @@
+"""MQTT names: the topic tree, the client ids that grant topics, and the broker URL.
+
+Shared by the server's client (`arena.transports.mqtt`) and the embedded broker
+(`arena.transports.mqtt_broker`); bots spell the same names in `bots.adapters` (a test checks
+that both agree).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from urllib.parse import unquote, urlsplit
+
+from arena.errors import ArenaError
+
+TOPIC_ROOT = "arena/v1/bots"
+UP_FILTER = f"{TOPIC_ROOT}/+/+/up"
+DEFAULT_PORT = 1883
+DEFAULT_TLS_PORT = 8883
+SERVER_USER = "arena-server"
+SERVER_CLIENT_PREFIX = "arena-server:"
+"""The server's MQTT client ids start so: ``:`` is no character of a name, so no bot's client id
+(``<name>-<conn>``) is ever one, and the embedded broker lets only the server use them."""
+_LEVEL = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_CLIENT_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}-[A-Za-z0-9_.-]{1,64}$")
+URL_FORM = "expected mqtt://HOST[:PORT]"
+
+
+class MqttConfigError(ArenaError, ValueError):
+    """An MQTT URL or broker set-up the server cannot use."""
+
+
+def up_topic(name: str, conn: str) -> str:
+    return f"{TOPIC_ROOT}/{name}/{conn}/up"
+
+
+def down_topic(name: str, conn: str) -> str:
+    return f"{TOPIC_ROOT}/{name}/{conn}/down"
+
+
+def parse_up_topic(topic: str) -> tuple[str, str] | None:
+    """``(name, conn)`` of an up topic, or None for anything else."""
+    parts = topic.split("/")
+    if len(parts) != 6 or "/".join(parts[:3]) != TOPIC_ROOT or parts[5] != "up":
+        return None
+    name, conn = parts[3], parts[4]
+    if not (_LEVEL.match(name) and _LEVEL.match(conn)):
+        return None
+    return name, conn
+
+
+def peer_label(name: str, conn: str) -> str:
+    """How logs name a bot connection: ``mqtt:<name>/<hash>``. Never ``<conn>`` itself: on the
+    embedded broker the client id ``<name>-<conn>`` is what grants its topics, so whoever reads
+    the logs could take over the connection; a short hash still tells connections apart."""
+    digest = hashlib.sha256(conn.encode("utf-8")).hexdigest()[:8]
+    return f"mqtt:{name}/{digest}"
+
+
+def bot_client_id(name: str, conn: str) -> str:
+    """The MQTT client id of a bot connection: the embedded broker grants a client only the
+    topic pair its id names."""
+    return f"{name}-{conn}"
+
+
+def is_bot_client_id(client_id: str) -> bool:
+    """True for an id that can name a bot connection's topic pair (``<name>-<conn>``)."""
+    return bool(_CLIENT_ID.match(client_id))
+
+
+def owns_topic(client_id: str | None, topic: str, direction: str) -> bool:
+    """True when ``topic`` is the ``direction`` (``up`` or ``down``) topic of the bot connection
+    whose `bot_client_id` is ``client_id``. A filter with wildcards is never one: ``+`` and
+    ``#`` are not allowed in names."""
+    parts = topic.split("/")
+    if len(parts) != 6 or "/".join(parts[:3]) != TOPIC_ROOT or parts[5] != direction:
+        return False
+    name, conn = parts[3], parts[4]
+    return bool(_LEVEL.match(name) and _LEVEL.match(conn)) and client_id == bot_client_id(
+        name, conn
+    )
+
+
+def redact_url(url: str) -> str:
+    """``url`` with the password of its user info (if any) as ``***``: for every message and
+    log line that shows a broker URL."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, address = rest.rpartition("@")
+    if not sep or not at or ":" not in userinfo:
+        return url
+    return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{address}"
+
+
+class BrokerHost(str):
+    """A broker's host name that also carries the rest of its URL: the login (user and
+    password, percent-decoded) and whether to speak TLS. `parse_mqtt_url` returns one, so code
+    that hands ``(host, port)`` on passes the login with it; it is the bare host name as text,
+    so a log line or message that shows the host never shows the password."""
+
+    username: str | None
+    password: str | None
+    tls: bool
+
+    def __new__(
+        cls,
+        host: str,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        tls: bool = False,
+    ) -> BrokerHost:
+        made = super().__new__(cls, host)
+        made.username = username
+        made.password = password
+        made.tls = tls
+        return made
+
+    @property
+    def plain(self) -> bool:
+        """No login and no TLS: the only kind of URL an embedded broker may stand in for."""
+        return self.username is None and not self.tls
+
+
+def parse_mqtt_url(url: str) -> tuple[str, int]:
+    """``mqtt://[USER[:PASSWORD]@]HOST[:PORT]`` (port 1883) or ``mqtts://…`` (TLS with the
+    system's CA store, port 8883) → ``(host, port)``, the host a `BrokerHost` holding the rest."""
+    shown = redact_url(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        # urlsplit's own words ("Port out of range 0-65535", "Invalid IPv6 URL") name no URL.
+        raise MqttConfigError(f"{shown!r}: {exc}; {URL_FORM}") from None
+    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+        raise MqttConfigError(f"{shown!r}: {URL_FORM}")
+    tls = parts.scheme == "mqtts"
+    host = BrokerHost(
+        parts.hostname,
+        username=unquote(parts.username) if parts.username is not None else None,
+        password=unquote(parts.password) if parts.password is not None else None,
+        tls=tls,
+    )
+    return host, port or (DEFAULT_TLS_PORT if tls else DEFAULT_PORT)
