@@ -38,6 +38,7 @@ from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
+from arena.transports.mqtt_topics import redact_url
 from protocol.codec import ProtocolError, decode, encode, parse_message
 from protocol.messages import (
     MESSAGE_ADAPTER,
@@ -71,15 +72,6 @@ class AdapterRefused(Exception):
     """The link can never work as set up (the broker refused the login or the subscription, no
     server answers): retrying would not help. The message is one line for a command's
     ``error:``, and shows no password."""
-
-
-def redact_url(url: str) -> str:
-    """``url`` with the password of its user info (if any) as ``***``."""
-    scheme, sep, rest = url.partition("://")
-    userinfo, at, address = rest.rpartition("@")
-    if not sep or not at or ":" not in userinfo:
-        return url
-    return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{address}"
 
 
 _LOGIN_REFUSED = {4: "bad user name or password", 5: "not authorized"}
@@ -331,7 +323,7 @@ def adapter_for(url: str, name: str) -> ServerAdapter:
     `MqttAdapter`, logging in with the URL's percent-decoded user and password if it has them;
     `ValueError` (naming the URL, its password hidden) for any other URL, one without a host,
     or one with a port out of range — no reconnect could ever reach those."""
-    expected = "expected ws://HOST:PORT, wss://HOST:PORT or mqtt://HOST:PORT"
+    expected = "expected ws://HOST:PORT, wss://HOST:PORT or mqtt[s]://[USER:PASSWORD@]HOST:PORT"
     shown = redact_url(url)
     try:
         parts = urlsplit(url)

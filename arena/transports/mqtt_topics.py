@@ -23,7 +23,7 @@ SERVER_CLIENT_PREFIX = "arena-server:"
 (``<name>-<conn>``) is ever one, and the embedded broker lets only the server use them."""
 _LEVEL = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _CLIENT_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}-[A-Za-z0-9_.-]{1,64}$")
-URL_FORM = "expected mqtt://HOST[:PORT]"
+URL_FORM = "expected mqtt[s]://[USER:PASSWORD@]HOST[:PORT]"
 
 
 class MqttConfigError(ArenaError, ValueError):

@@ -40,7 +40,6 @@ from arena.dealing import MatchSeed
 from arena.referee import play_game
 from arena.transports.mqtt import BrokerHost, parse_mqtt_url, redact_url
 from bots.adapters import AdapterClosed, AdapterRefused, MqttAdapter, adapter_for
-from bots.adapters import redact_url as bot_redact_url
 from bots.client import Backoff, BotClient
 from bots.registry import make_bot
 
@@ -366,7 +365,6 @@ def test_both_sides_read_a_broker_url_alike(
     "given", ["mqtt://u:hunter2@h:99999", "mqtts://u:hunter2@[::1", "tcp://u:hunter2@h:1"]
 )
 def test_a_bad_url_is_refused_without_its_password(given: str) -> None:
-    assert redact_url(given) == bot_redact_url(given)
     assert "hunter2" not in redact_url(given) and "u:***@" in redact_url(given)
     with pytest.raises(ValueError) as server_side:
         parse_mqtt_url(given)

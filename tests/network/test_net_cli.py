@@ -120,7 +120,7 @@ def test_lobby_says_clearly_when_no_server_answers() -> None:
 
 
 WS_EXPECTED = "expected ws://HOST:PORT or wss://HOST:PORT"
-BOT_EXPECTED = "expected ws://HOST:PORT, wss://HOST:PORT or mqtt://HOST:PORT"
+BOT_EXPECTED = "expected ws://HOST:PORT, wss://HOST:PORT or mqtt[s]://[USER:PASSWORD@]HOST:PORT"
 
 
 def bots(*args: str) -> subprocess.CompletedProcess[str]:
@@ -210,7 +210,7 @@ def test_bots_run_refuses_a_bad_url_in_one_line(url: str, why: str) -> None:
 def test_serve_refuses_a_bad_mqtt_url_in_one_line(url: str, why: str) -> None:
     shown = arena("serve", "--port", "0", "--mqtt", url)
     # Refused before anything listens: no log line precedes the error.
-    assert shown.stderr == f"error: {url!r}: {why}expected mqtt://HOST[:PORT]\n"
+    assert shown.stderr == f"error: {url!r}: {why}expected mqtt[s]://[USER:PASSWORD@]HOST[:PORT]\n"
 
 
 def test_serve_help_says_what_the_embedded_broker_protects() -> None:
