@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import aiomqtt
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -185,26 +186,39 @@ def mosquitto_binary() -> str | None:
     )
 
 
-@contextlib.contextmanager
-def mosquitto(tmp: Path) -> Iterator[int]:
-    """A Mosquitto broker on a free loopback port with a generated config; yields the port.
-
-    Skips when the binary is absent, except under CI=true, where the MQTT tests must run.
-    """
+def require_mosquitto() -> str:
+    """The mosquitto binary; skips when it is absent, except under CI=true, where the MQTT tests
+    must run."""
     binary = mosquitto_binary()
     if binary is None:
         if os.environ.get("CI") == "true":
             pytest.fail("CI=true but the mosquitto binary is missing (apt-get install mosquitto)")
         pytest.skip("mosquitto is not installed (apt-get install mosquitto); CI always runs this")
+    return binary
+
+
+@contextlib.contextmanager
+def mosquitto_process(
+    folder: Path, config: str = "allow_anonymous true\n"
+) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """Mosquitto on a free loopback port: our listener, then ``config``, then quiet defaults,
+    written in ``folder``; yields (port, process) once it accepts connections, and stops it (if
+    the test has not) at the end."""
+    binary = require_mosquitto()
     port = free_port()
-    config = tmp / "mosquitto.conf"
-    config.write_text(
-        f"listener {port} {LOOPBACK}\nallow_anonymous true\npersistence false\n"
-        "set_tcp_nodelay true\nlog_dest stderr\nlog_type error\nlog_type warning\n",
+    conf = folder / "mosquitto.conf"
+    # Started as root, Mosquitto would become user "mosquitto", who may not read the files the
+    # test made; for any other user the option does nothing.
+    owner = "user root\n" if os.geteuid() == 0 else ""
+    conf.write_text(
+        f"listener {port} {LOOPBACK}\n"
+        + config
+        + f"\n{owner}persistence false\nset_tcp_nodelay true\n"
+        "log_dest stderr\nlog_type error\nlog_type warning\n",
         encoding="utf-8",
     )
     process = subprocess.Popen(
-        [binary, "-c", str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        [binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     try:
         deadline = time.monotonic() + scaled(10)
@@ -216,14 +230,36 @@ def mosquitto(tmp: Path) -> Iterator[int]:
                 _out, err = process.communicate(timeout=scaled(5))
                 pytest.fail(f"mosquitto did not start: {err.decode(errors='replace')}")
             time.sleep(0.02)
-        yield port
+        yield port, process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=scaled(5))
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=scaled(5))
+            except subprocess.TimeoutExpired:
+                process.kill()
+        process.wait()
+
+
+@contextlib.contextmanager
+def mosquitto(tmp: Path) -> Iterator[int]:
+    """A Mosquitto broker on a free loopback port, anyone let in; yields the port."""
+    with mosquitto_process(tmp) as (port, _process):
+        yield port
+
+
+async def next_json(client: aiomqtt.Client, seconds: float = 10.0) -> dict[str, Any] | None:
+    """The next MQTT message ``client`` receives, as a JSON object; None after ``seconds``."""
+    try:
+        async with asyncio.timeout(scaled(seconds)):
+            async for message in client.messages:
+                assert isinstance(message.payload, bytes)
+                value = json.loads(message.payload)
+                assert isinstance(value, dict)
+                return value
+    except TimeoutError:
+        return None
+    return None
 
 
 def subprocess_env() -> dict[str, str]:

@@ -8,13 +8,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -28,8 +25,7 @@ from net_helpers import (
     LOOPBACK,
     PYTHON,
     REPO,
-    free_port,
-    mosquitto_binary,
+    mosquitto_process,
     running_server,
     scaled,
     subprocess_env,
@@ -64,46 +60,9 @@ def url(user: str, port: int, password: str | None = None, scheme: str = "mqtt")
 
 @contextlib.contextmanager
 def broker(config: str) -> Iterator[int]:
-    """Mosquitto on a free loopback port with ``config`` (``{port}`` filled in)."""
-    binary = mosquitto_binary()
-    if binary is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI=true but the mosquitto binary is missing (apt-get install mosquitto)")
-        pytest.skip("mosquitto is not installed (apt-get install mosquitto); CI always runs this")
-    port = free_port()
-    with tempfile.TemporaryDirectory() as made:
-        folder = Path(made)
-        conf = folder / "mosquitto.conf"
-        # Started as root, Mosquitto would become user "mosquitto", who may not read the files
-        # the test made; for any other user the option does nothing.
-        owner = "\nuser root" if os.geteuid() == 0 else ""
-        conf.write_text(
-            config.format(port=port)
-            + owner
-            + "\npersistence false\nset_tcp_nodelay true\nlog_dest stderr\nlog_type error\n",
-            encoding="utf-8",
-        )
-        process = subprocess.Popen(
-            [binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
-        try:
-            deadline = time.monotonic() + scaled(10)
-            while True:
-                with socket.socket() as probe:
-                    if probe.connect_ex((LOOPBACK, port)) == 0:
-                        break
-                if process.poll() is not None or time.monotonic() > deadline:
-                    _out, err = process.communicate(timeout=scaled(5))
-                    pytest.fail(f"mosquitto did not start: {err.decode(errors='replace')}")
-                time.sleep(0.02)
-            yield port
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=scaled(5))
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    """Mosquitto on a free loopback port with ``config``; yields the port."""
+    with tempfile.TemporaryDirectory() as made, mosquitto_process(Path(made), config) as started:
+        yield started[0]
 
 
 @pytest.fixture(scope="module")
@@ -119,10 +78,7 @@ def locked_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         subprocess.run([tool, "-b", str(passwords), user, password], check=True)
     acl = folder / "acl"
     acl.write_text(documented_acl(), encoding="utf-8")
-    config = (
-        f"listener {{port}} {LOOPBACK}\nallow_anonymous false\n"
-        f"password_file {passwords}\nacl_file {acl}"
-    )
+    config = f"allow_anonymous false\npassword_file {passwords}\nacl_file {acl}"
     with broker(config) as port:
         yield port
 
@@ -270,7 +226,7 @@ async def test_a_refused_subscription_stops_the_bot_at_once(
 
 async def test_no_welcome_is_a_clear_error(tmp_path: Path) -> None:
     """A broker with no `arena serve` on it: the hello goes nowhere."""
-    with broker(f"listener {{port}} {LOOPBACK}\nallow_anonymous true") as port:
+    with broker("allow_anonymous true") as port:
         client = bot_client("g1", f"mqtt://{LOOPBACK}:{port}")
         client.welcome_timeout_s = scaled(0.5)
         async with asyncio.timeout(scaled(30)):
@@ -309,10 +265,7 @@ async def test_mqtts_checks_the_broker_against_the_systems_ca_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ca, cert, key = make_certificates(tmp_path)
-    config = (
-        f"listener {{port}} {LOOPBACK}\nallow_anonymous true\n"
-        f"certfile {cert}\nkeyfile {key}\ncafile {ca}"
-    )
+    config = f"allow_anonymous true\ncertfile {cert}\nkeyfile {key}\ncafile {ca}"
     with broker(config) as port:
         tls_url = f"mqtts://{LOOPBACK}:{port}"
         # Not in the system's CA store: refused, as any certificate that proves nothing.

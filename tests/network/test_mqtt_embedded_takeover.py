@@ -14,7 +14,7 @@ from typing import Any
 
 import aiomqtt
 import pytest
-from net_helpers import LOOPBACK, free_port, running_server, scaled, wait_until
+from net_helpers import LOOPBACK, free_port, next_json, running_server, wait_until
 
 from arena.server.app import ArenaServer
 from arena.transports.mqtt import SERVER_CLIENT_PREFIX, bot_client_id
@@ -47,19 +47,6 @@ async def embedded_server() -> AsyncIterator[tuple[ArenaServer, int]]:
 async def client(port: int, identifier: str, **options: Any) -> AsyncIterator[aiomqtt.Client]:
     async with aiomqtt.Client(LOOPBACK, port, identifier=identifier, **options) as connected:
         yield connected
-
-
-async def next_json(mqtt: aiomqtt.Client, seconds: float = 10.0) -> dict[str, Any] | None:
-    try:
-        async with asyncio.timeout(scaled(seconds)):
-            async for message in mqtt.messages:
-                assert isinstance(message.payload, bytes)
-                value = json.loads(message.payload)
-                assert isinstance(value, dict)
-                return value
-    except TimeoutError:
-        return None
-    return None
 
 
 @asynccontextmanager

@@ -4,14 +4,12 @@ number of such pairs."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-from typing import Any
 
 import aiomqtt
 import pytest
-from net_helpers import LOOPBACK, free_port, running_server, scaled
+from net_helpers import LOOPBACK, free_port, next_json, running_server, scaled
 
 from arena.server.hub import Limits
 from arena.transports import mqtt
@@ -19,19 +17,6 @@ from arena.transports import mqtt
 UP = "arena/v1/bots/g1/c1/up"
 DOWN = "arena/v1/bots/g1/c1/down"
 HELLO = json.dumps({"v": 1, "type": "hello", "name": "g1", "games": ["liars_dice"]})
-
-
-async def next_json(client: aiomqtt.Client, seconds: float) -> dict[str, Any] | None:
-    try:
-        async with asyncio.timeout(scaled(seconds)):
-            async for message in client.messages:
-                assert isinstance(message.payload, bytes)
-                value = json.loads(message.payload)
-                assert isinstance(value, dict)
-                return value
-    except TimeoutError:
-        return None
-    return None
 
 
 async def test_a_topic_pair_closed_for_flood_gets_no_more_answers(

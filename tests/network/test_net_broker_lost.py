@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,9 +23,8 @@ from net_helpers import (
     ARENA,
     LOOPBACK,
     clients,
-    free_port,
     mosquitto,
-    mosquitto_binary,
+    mosquitto_process,
     play_and_read,
     play_duel_game,
     running_server,
@@ -224,31 +221,9 @@ async def test_arena_match_says_in_one_line_that_the_broker_was_lost(broker_port
     ), errors[0]
 
 
-@contextmanager
-def killable_mosquitto(tmp: Path) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
-    """A Mosquitto broker of this test's own, which the test may kill; yields (port, process)."""
-    binary = mosquitto_binary()
-    if binary is None:
-        pytest.skip("mosquitto is not installed (apt-get install mosquitto); CI always runs this")
-    port = free_port()
-    config = tmp / "mosquitto.conf"
-    config.write_text(
-        f"listener {port} {LOOPBACK}\nallow_anonymous true\npersistence false\n"
-        "set_tcp_nodelay true\n",
-        encoding="utf-8",
-    )
-    process = subprocess.Popen([binary, "-c", str(config)], stderr=subprocess.DEVNULL)
-    try:
-        yield port, process
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-
-
 async def test_killing_the_broker_stops_the_match(tmp_path: Path) -> None:
     """The whole path: the broker dies mid-game, the bridge notices, the referee stops."""
-    with killable_mosquitto(tmp_path) as (port, broker):
+    with mosquitto_process(tmp_path) as (port, broker):
         alice = HoldingBot(
             make_bot("bulls_cows", "super-comparison", {}, name="alice"), after_games=1
         )
