@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 from net_helpers import (
-    ARENA,
     LOOPBACK,
     clients,
     mosquitto,
@@ -29,11 +28,10 @@ from net_helpers import (
     play_duel_game,
     running_server,
     scaled,
-    subprocess_env,
     wait_until,
     ws_url,
 )
-from test_net_server_lost import HoldingBot, held
+from test_net_server_lost import HoldingBot, held, start_held_match
 
 from arena.errors import ServerLost
 from arena.leagues.config import load_league
@@ -181,27 +179,7 @@ async def test_arena_match_says_in_one_line_that_the_broker_was_lost(broker_port
         clients(mqtt_url(broker_port), "liars_dice", bots),
     ):
         url = ws_url(server)
-        match = await asyncio.create_subprocess_exec(
-            ARENA,
-            "match",
-            "liars-dice",
-            "--a",
-            "ra",
-            "--b",
-            "rb",
-            "--games",
-            "200",
-            "--seed",
-            "5" * 64,
-            "--deadline-ms",
-            str(round(scaled(60_000))),
-            "--server",
-            url,
-            "--json",
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=subprocess_env(),
-        )
+        match = await start_held_match(url)
         try:
             await held(ra)
             assert len(await server.hub.close_tables_with_transport("mqtt", REASON)) == 1

@@ -80,6 +80,21 @@ async def held(bot: HoldingBot) -> None:
         await bot.held.wait()
 
 
+async def start_held_match(url: str, *options: str) -> asyncio.subprocess.Process:
+    """`arena match` of ``ra`` against ``rb`` (200 games of liar's dice, a long deadline) on the
+    server at ``url``, with its output piped: a test holds ``ra`` and cuts the server away."""
+    return await asyncio.create_subprocess_exec(
+        ARENA,
+        *("match", "liars-dice", "--a", "ra", "--b", "rb", "--games", "200"),
+        *("--seed", "5" * 64, "--deadline-ms", str(round(scaled(60_000)))),
+        *options,
+        *("--server", url, "--json"),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=subprocess_env(),
+    )
+
+
 def test_server_lost_is_an_arena_error_and_says_how_many_games() -> None:
     lost = ServerLost("the server is shutting down", 3)
     assert isinstance(lost, ArenaError)
@@ -139,29 +154,7 @@ async def test_arena_match_exits_with_one_line_when_the_server_is_interrupted(
     # --grace 0: the first SIGINT closes every connection at once (a drain would let the
     # table finish instead).
     async with server_process(port, "--grace", "0") as server, clients(url, "liars_dice", bots):
-        match = await asyncio.create_subprocess_exec(
-            ARENA,
-            "match",
-            "liars-dice",
-            "--a",
-            "ra",
-            "--b",
-            "rb",
-            "--games",
-            "200",
-            "--seed",
-            "5" * 64,
-            "--deadline-ms",
-            str(round(scaled(60_000))),
-            "--record",
-            str(records),
-            "--server",
-            url,
-            "--json",
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=subprocess_env(),
-        )
+        match = await start_held_match(url, "--record", str(records))
         try:
             await held(ra)
             server.send_signal(signal.SIGINT)
