@@ -29,7 +29,7 @@ import ssl
 from abc import ABC, abstractmethod
 from contextlib import AsyncExitStack
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 import aiomqtt
 import structlog
@@ -38,7 +38,7 @@ from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from arena.transports.mqtt_topics import redact_url
+from arena.transports.mqtt_topics import redact_url, split_url
 from protocol.codec import ProtocolError, decode, encode, parse_message
 from protocol.messages import (
     MESSAGE_ADAPTER,
@@ -325,12 +325,7 @@ def adapter_for(url: str, name: str) -> ServerAdapter:
     or one with a port out of range — no reconnect could ever reach those."""
     expected = "expected ws://HOST:PORT, wss://HOST:PORT or mqtt[s]://[USER:PASSWORD@]HOST:PORT"
     shown = redact_url(url)
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError as exc:
-        # urlsplit's own words ("Port out of range 0-65535", "Invalid IPv6 URL") name no URL.
-        raise ValueError(f"{shown!r}: {exc}; {expected}") from None
+    parts, port = split_url(url, expected)
     if parts.scheme not in ("ws", "wss", "mqtt", "mqtts"):
         raise ValueError(f"{shown!r}: {expected}")
     if not parts.hostname:

@@ -246,7 +246,7 @@ def run(
     url: str = typer.Option(
         ...,
         help="ws://HOST:PORT or mqtt://HOST:PORT; mqtt://USER:PASSWORD@HOST:PORT logs in to the "
-        "broker (percent-encode : @ / in them), mqtts:// speaks TLS (port 8883)",
+        "broker (percent-encode : @ / ? # % in them), mqtts:// speaks TLS (port 8883)",
     ),
     game: str | None = typer.Option(
         None, help="play only this game (bulls-cows, liars-dice, mahjong; or bulls_cows, …)"

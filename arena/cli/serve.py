@@ -96,7 +96,7 @@ def serve(
         help="mqtt://HOST:PORT of a broker to serve bots through (an embedded broker is started "
         "there if none answers, on a loopback address only), or 'embedded' for one on "
         "127.0.0.1:1883. mqtt://USER:PASSWORD@HOST:PORT logs in to the broker (percent-encode "
-        ": @ / in them), mqtts:// speaks TLS (port 8883); neither starts an embedded broker. "
+        ": @ / ? # % in them), mqtts:// speaks TLS (port 8883); neither starts an embedded broker. "
         "The embedded broker needs no MQTT login, but lets each client use only the topic pair "
         "its client id <name>-<conn> names; another broker must restrict its clients itself "
         "(docs/NETWORK.md)",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from urllib.parse import unquote, urlsplit
+from urllib.parse import SplitResult, unquote, urlsplit
 
 from arena.errors import ArenaError
 
@@ -24,6 +24,7 @@ SERVER_CLIENT_PREFIX = "arena-server:"
 _LEVEL = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _CLIENT_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}-[A-Za-z0-9_.-]{1,64}$")
 URL_FORM = "expected mqtt[s]://[USER:PASSWORD@]HOST[:PORT]"
+_ENCODE = ": @ / ? # % as %3A %40 %2F %3F %23 %25"
 
 
 class MqttConfigError(ArenaError, ValueError):
@@ -121,18 +122,41 @@ class BrokerHost(str):
         return self.username is None and not self.tls
 
 
-def parse_mqtt_url(url: str) -> tuple[str, int]:
-    """``mqtt://[USER[:PASSWORD]@]HOST[:PORT]`` (port 1883) or ``mqtts://…`` (TLS with the
-    system's CA store, port 8883) → ``(host, port)``, the host a `BrokerHost` holding the rest."""
+def split_url(url: str, expected: str) -> tuple[SplitResult, int | None]:
+    """``url`` split, and its port; `ValueError` naming the URL (its password hidden) and
+    ``expected`` when it cannot be read. urlsplit's own message is shown only for a URL without a
+    login: it quotes what it took for the port, which in a URL whose password holds an
+    unencoded ``/ ? #`` is part of the password. An ``mqtt(s)://`` URL has no path, query or
+    fragment, so one that seems to is such a password too, refused rather than misread."""
     shown = redact_url(url)
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
+        if "@" in url:
+            why = "a bad port, or a character of the user or password not percent-encoded"
+            raise ValueError(f"{shown!r}: {why} ({_ENCODE}); {expected}") from None
         # urlsplit's own words ("Port out of range 0-65535", "Invalid IPv6 URL") name no URL.
-        raise MqttConfigError(f"{shown!r}: {exc}; {URL_FORM}") from None
+        raise ValueError(f"{shown!r}: {exc}; {expected}") from None
+    if parts.scheme in ("mqtt", "mqtts") and (
+        parts.path not in ("", "/") or parts.query or parts.fragment or "?" in url or "#" in url
+    ):
+        why = "an MQTT URL has no path, query or fragment"
+        if "@" in url:
+            why += f"; percent-encode the user and password ({_ENCODE})"
+        raise ValueError(f"{shown!r}: {why}; {expected}")
+    return parts, port
+
+
+def parse_mqtt_url(url: str) -> tuple[str, int]:
+    """``mqtt://[USER[:PASSWORD]@]HOST[:PORT]`` (port 1883) or ``mqtts://…`` (TLS with the
+    system's CA store, port 8883) → ``(host, port)``, the host a `BrokerHost` holding the rest."""
+    try:
+        parts, port = split_url(url, URL_FORM)
+    except ValueError as exc:
+        raise MqttConfigError(str(exc)) from None
     if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-        raise MqttConfigError(f"{shown!r}: {URL_FORM}")
+        raise MqttConfigError(f"{redact_url(url)!r}: {URL_FORM}")
     tls = parts.scheme == "mqtts"
     host = BrokerHost(
         parts.hostname,

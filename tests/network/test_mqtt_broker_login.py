@@ -325,3 +325,26 @@ def test_a_bad_url_is_refused_without_its_password(given: str) -> None:
         adapter_for(given, "g1")
     for refused in (server_side, bot_side):
         assert "hunter2" not in str(refused.value) and "u:***@" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("given", "secret_parts"),
+    [
+        ("mqtt://bob:Zq7#Wv@broker:1883", ["Zq7", "Wv"]),
+        ("mqtt://bob:Zq7/Wv@broker", ["Zq7", "Wv"]),
+        ("mqtt://bob:Zq7?Wv@broker", ["Zq7", "Wv"]),
+        ("mqtt://bob:4321#Wv@broker.example", ["4321", "Wv"]),
+    ],
+)
+def test_a_password_with_unencoded_characters_is_refused_without_showing_it(
+    given: str, secret_parts: list[str]
+) -> None:
+    """urlsplit would read part of such a password as the port (and quote it), or the rest of
+    the URL as a path or fragment, so that a login went to a host named after the user."""
+    for parse in (parse_mqtt_url, lambda url: adapter_for(url, "g1")):
+        with pytest.raises(ValueError) as refused:
+            parse(given)
+        message = str(refused.value)
+        assert "percent-encode" in message or "percent-encoded" in message, message
+        assert "bob:***@" in message
+        assert not any(part in message for part in secret_parts), message
