@@ -16,6 +16,7 @@ broadcast (`SnapshotSubscriptions`).
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import logging
 from collections.abc import Iterator
@@ -41,6 +42,11 @@ from arena.transports.mqtt_topics import (
 )
 
 log = structlog.get_logger(__name__)
+
+
+def _digest(text: str) -> str:
+    """A short hash that tells log lines apart without giving away what they hash."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
 
 
 def _is_server(session: Session, password: str) -> bool:
@@ -111,7 +117,13 @@ class EmbeddedBrokerAcl(BaseTopicPlugin):
         allowed = owns_topic(session.client_id, topic, "up" if action is Action.PUBLISH else "down")
         if not allowed and action is Action.SUBSCRIBE:
             # amqtt only answers the SUBACK with a failure: say why on our side.
-            log.warning("mqtt_subscription_refused", client=session.client_id, topic=topic)
+            # Neither the client id nor a topic naming a connection is logged whole: the id is
+            # what grants a bot's topics (docs/NETWORK.md, Logs).
+            log.warning(
+                "mqtt_subscription_refused",
+                client=_digest(session.client_id or ""),
+                topic=topic if "+" in topic or "#" in topic else _digest(topic),
+            )
         return allowed
 
 
@@ -142,8 +154,14 @@ class ArenaBroker(Broker):
     def __init__(self, config: dict[str, Any]) -> None:
         super().__init__(config)
         self._subscriptions = SnapshotSubscriptions()
+        self._handled_ids: set[str] = set()
+        """Client ids with a connection between its CONNECT and its end. amqtt marks a session
+        connected only after the login plugin's await, so two CONNECTs of one id sent together
+        would both pass a check of the sessions alone."""
 
     def client_connected(self, client_id: str) -> bool:
+        if client_id in self._handled_ids:
+            return True
         entry = self._sessions.get(client_id)
         return entry is not None and entry[0].transitions.state == "connected"
 
@@ -176,7 +194,20 @@ class ArenaBroker(Broker):
             await ConnackPacket.build(0, IDENTIFIER_REJECTED).to_stream(writer)
             await writer.close()
             raise MQTTError("refused a client id that a connected client holds")
+        if session.client_id:
+            # No await since the check: no other CONNECT of this id can pass it now.
+            self._handled_ids.add(session.client_id)
+        try:
+            return await self._adopt_session(session, handler)
+        except BaseException:
+            if session.client_id:
+                self._handled_ids.discard(session.client_id)
+            raise
 
+    async def _adopt_session(
+        self, session: Session, handler: BrokerProtocolHandler
+    ) -> tuple[BrokerProtocolHandler, Session]:
+        """The rest of amqtt 0.12.1's `_initialize_client_session`, unchanged."""
         if session.clean_session:
             if session.client_id:
                 await self._delete_session(session.client_id)
@@ -215,9 +246,11 @@ class ArenaBroker(Broker):
                 reader, writer, client_session, handler, server, listener_name
             )
         finally:
+            client_id = client_session.client_id
+            if client_id:
+                self._handled_ids.discard(client_id)
             # amqtt leaves a client it refused at login registered as connected, for ever: its
             # id would then look taken (above), and each such client would cost memory.
-            client_id = client_session.client_id
             entry = self._sessions.get(client_id) if client_id else None
             if (
                 client_id

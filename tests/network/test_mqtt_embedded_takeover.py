@@ -175,3 +175,26 @@ async def test_subscription_churn_during_traffic_breaks_no_broadcast() -> None:
         loop.set_exception_handler(previous)
         root.removeHandler(problems)
     assert not [p for p in problems.seen if "changed size" in p], problems.seen[:3]
+
+
+async def admitted(stack: contextlib.AsyncExitStack, port: int, conn: str) -> bool:
+    """Whether a client ``g1-<conn>`` connects and gets its down topic (kept open by ``stack``)."""
+    try:
+        bot = await stack.enter_async_context(client(port, f"g1-{conn}"))
+        await bot.subscribe(topic("g1", conn, "down"), qos=1)
+    except aiomqtt.MqttError:
+        return False
+    return True
+
+
+async def test_two_connects_of_one_client_id_at_once_let_in_one() -> None:
+    """amqtt marks a session connected only after the login plugin's await: two CONNECTs of an
+    id sent together both passed a check of the sessions alone."""
+    async with embedded_server() as (_server, port):
+        for attempt in range(10):
+            conn = f"race{attempt}"
+            async with contextlib.AsyncExitStack() as stack:
+                both = await asyncio.gather(
+                    admitted(stack, port, conn), admitted(stack, port, conn)
+                )
+            assert sorted(both) == [False, True], (attempt, both)
