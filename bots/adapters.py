@@ -28,16 +28,21 @@ import socket
 import ssl
 from abc import ABC, abstractmethod
 from contextlib import AsyncExitStack
-from typing import Any
 from urllib.parse import unquote
 
 import aiomqtt
 import structlog
-from paho.mqtt.reasoncodes import ReasonCode
 from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
+from arena.transports.mqtt_refusals import (
+    login_refused,
+    login_refused_message,
+    subscription_refused,
+    tls_failure,
+    tls_failure_message,
+)
 from arena.transports.mqtt_topics import redact_url, split_url
 from protocol.codec import ProtocolError, decode, encode, parse_message
 from protocol.messages import (
@@ -72,23 +77,6 @@ class AdapterRefused(Exception):
     """The link can never work as set up (the broker refused the login or the subscription, no
     server answers): retrying would not help. The message is one line for a command's
     ``error:``, and shows no password."""
-
-
-_LOGIN_REFUSED = {4: "bad user name or password", 5: "not authorized"}
-"""CONNACK codes of a refused login (MQTT 3.1.1; paho reports them as 134 and 135)."""
-
-
-def _login_refused(exc: aiomqtt.MqttError) -> str | None:
-    if not isinstance(exc, aiomqtt.MqttCodeError):
-        return None
-    rc = exc.rc
-    code = rc.value if isinstance(rc, ReasonCode) else rc or 0
-    return _LOGIN_REFUSED.get(code - 130 if code in (134, 135) else code)
-
-
-def _refused(granted: tuple[int, ...] | list[Any]) -> bool:
-    """A SUBACK's failure: 0x80 (MQTT 3.1.1) or a reason code of 0x80 or more (MQTT 5)."""
-    return any(int(getattr(code, "value", code)) >= 0x80 for code in granted)
 
 
 class ServerAdapter(ABC):
@@ -262,17 +250,17 @@ class MqttAdapter(ServerAdapter):
             granted = await client.subscribe(down, qos=1)
         except aiomqtt.MqttError as exc:
             await stack.aclose()
-            reason = _login_refused(exc)
+            reason = login_refused(exc)
             if reason is not None:
-                raise AdapterRefused(
-                    f"{self.broker()} refused the login ({reason}): check the user and password "
-                    "in the URL"
-                ) from None
+                raise AdapterRefused(login_refused_message(self.host, self.port, reason)) from None
+            tls = tls_failure(exc) if self.tls else None
+            if tls is not None:
+                raise AdapterRefused(tls_failure_message(self.host, self.port, tls)) from None
             scheme = "mqtts" if self.tls else "mqtt"
             raise AdapterClosed(
                 f"cannot connect to {scheme}://{self.host}:{self.port}: {exc}"
             ) from None
-        if _refused(granted):
+        if subscription_refused(granted):
             # Without its down topic the bot would wait for a welcome that never comes.
             await stack.aclose()
             who = f"user {self.username!r}" if self.username is not None else "this client"

@@ -135,7 +135,11 @@ class ArenaServer:
         if task in done:
             task.result()
         if ready not in done:
-            raise ServerConfigError(f"cannot subscribe on the MQTT broker at {host}:{port}")
+            why = self.bridge.last_error
+            raise ServerConfigError(
+                f"cannot subscribe on the MQTT broker at {host}:{port}"
+                + (f" (the last try: {why})" if why else "")
+            )
 
     async def stop(self, grace_s: float | None = 0.0) -> None:
         """Drain for up to ``grace_s`` (0: at once), then close everything."""

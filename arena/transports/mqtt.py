@@ -33,9 +33,15 @@ from typing import Any
 
 import aiomqtt
 import structlog
-from paho.mqtt.reasoncodes import ReasonCode
 
 from arena.server.hub import Connection, Hub, Role
+from arena.transports.mqtt_refusals import (
+    login_refused,
+    login_refused_message,
+    subscription_refused,
+    tls_failure,
+    tls_failure_message,
+)
 from arena.transports.mqtt_topics import (
     DEFAULT_PORT,
     DEFAULT_TLS_PORT,
@@ -98,26 +104,6 @@ that they are dropped. An honest bot sends one action per request and a ping now
 MAX_FLOODED = 4096
 """Topic pairs closed for flood that the bridge keeps dropping (the oldest forgotten first)."""
 
-_LOGIN_REFUSED = {4: "bad user name or password", 5: "not authorized"}
-"""CONNACK codes of a refused login, MQTT 3.1.1's; paho reports them as MQTT 5 reason codes
-(134, 135), mapped back in `login_refused`."""
-
-
-def login_refused(exc: aiomqtt.MqttError) -> str | None:
-    """The broker's reason when ``exc`` is a CONNACK refusing the login, else None."""
-    if not isinstance(exc, aiomqtt.MqttCodeError):
-        return None
-    rc = exc.rc
-    code = rc.value if isinstance(rc, ReasonCode) else rc or 0
-    return _LOGIN_REFUSED.get(code - 130 if code in (134, 135) else code)
-
-
-def login_refused_message(host: str, port: int, reason: str) -> str:
-    return (
-        f"the MQTT broker at {host}:{port} refused the login ({reason}): check the user and "
-        "password in the URL"
-    )
-
 
 async def broker_reachable(host: str, port: int, timeout_s: float = 2.0) -> bool:
     try:
@@ -153,11 +139,6 @@ async def start_embedded_broker(host: str, port: int) -> tuple[Any, BrokerLogin]
 
     password = secrets.token_urlsafe(32)
     return await start_broker(host, port, password), BrokerLogin(SERVER_USER, password)
-
-
-def _refused(granted: tuple[int, ...] | list[Any]) -> bool:
-    """A SUBACK's failure: 0x80 (MQTT 3.1.1) or a reason code of 0x80 or more (MQTT 5)."""
-    return any(int(getattr(code, "value", code)) >= 0x80 for code in granted)
 
 
 class MqttLink:
@@ -219,6 +200,8 @@ class MqttBridge:
         self._shunned: OrderedDict[tuple[str, str], None] = OrderedDict()
         """Topic pairs closed for flood: their messages are dropped unanswered (`shun`)."""
         self._was_ready = False
+        self.last_error: str | None = None
+        """Why the last connection to the broker failed or ended, for the server's start."""
 
     def shun(self, key: tuple[str, str]) -> None:
         """Drop every further message on ``key``'s topic pair, unanswered, for the bridge's
@@ -295,7 +278,7 @@ class MqttBridge:
                     client.pending_calls_threshold = PENDING_PUBLISHES_NORMAL
                     self.client = client
                     granted = await client.subscribe(UP_FILTER, qos=QOS)
-                    if _refused(granted):
+                    if subscription_refused(granted):
                         # Retrying cannot help: the broker's ACL keeps us out (another arena
                         # server's embedded broker, say, which only its own server may read).
                         raise self._fatal(
@@ -315,6 +298,7 @@ class MqttBridge:
                     finally:
                         watcher.cancel()
             except aiomqtt.MqttError as exc:
+                self.last_error = str(exc)
                 log.warning("mqtt_broker_lost", error=str(exc), retry_in_s=delay)
                 # Every MQTT bot is cut off at once, through no fault of its own: stop their
                 # matches (their referees get ServerLost) rather than let them play fallbacks
@@ -352,11 +336,16 @@ class MqttBridge:
             )
         except aiomqtt.MqttError as exc:
             reason = login_refused(exc)
-            if reason is None:
-                raise
-            raise self._fatal(
-                "mqtt_login_refused", login_refused_message(self.host, self.port, reason)
-            ) from None
+            if reason is not None:
+                raise self._fatal(
+                    "mqtt_login_refused", login_refused_message(self.host, self.port, reason)
+                ) from None
+            tls = tls_failure(exc) if self.tls else None
+            if tls is not None:
+                raise self._fatal(
+                    "mqtt_tls_failed", tls_failure_message(self.host, self.port, tls)
+                ) from None
+            raise
 
     def _fatal(self, event: str, message: str) -> MqttConfigError:
         """The error that ends `run`. Logged only once the bridge had been serving: before,

@@ -33,9 +33,10 @@ from net_helpers import (
 )
 
 from arena.dealing import MatchSeed
+from arena.errors import ArenaError
 from arena.referee import play_game
 from arena.transports.mqtt import BrokerHost, parse_mqtt_url, redact_url
-from bots.adapters import AdapterClosed, AdapterRefused, MqttAdapter, adapter_for
+from bots.adapters import AdapterRefused, MqttAdapter, adapter_for
 from bots.client import Backoff, BotClient
 from bots.registry import make_bot
 
@@ -268,9 +269,14 @@ async def test_mqtts_checks_the_broker_against_the_systems_ca_store(
     config = f"allow_anonymous true\ncertfile {cert}\nkeyfile {key}\ncafile {ca}"
     with broker(config) as port:
         tls_url = f"mqtts://{LOOPBACK}:{port}"
-        # Not in the system's CA store: refused, as any certificate that proves nothing.
-        with pytest.raises(AdapterClosed, match="CERTIFICATE_VERIFY_FAILED"):
+        # Not in the system's CA store: refused, as any certificate that proves nothing, and
+        # at once (one error, not a retry for ever), by a bot and by the server alike.
+        untrusted = f"MQTT broker at {LOOPBACK}:{port} .the broker's certificate is not trusted"
+        with pytest.raises(AdapterRefused, match=untrusted):
             await adapter_for(tls_url, "g1").connect()
+        with pytest.raises(ArenaError, match=untrusted):
+            async with running_server(mqtt=tls_url):
+                pass
         # OpenSSL reads SSL_CERT_FILE as the system's CA store.
         monkeypatch.setenv("SSL_CERT_FILE", str(ca))
         g1 = bot_client("g1", tls_url, "liars_dice")
