@@ -37,17 +37,16 @@ def subscription_refused(granted: tuple[int, ...] | list[Any]) -> bool:
 
 
 def tls_failure(exc: BaseException) -> str | None:
-    """Why the TLS handshake failed, when that is what ``exc`` (aiomqtt's error, raised from
-    the ssl module's) comes down to, else None. A certificate the system's CA store does not
-    trust will not be trusted on the next try either."""
+    """Why the broker's certificate was refused, when that is what ``exc`` (aiomqtt's error,
+    raised from the ssl module's) comes down to, else None. A certificate the CA store does not
+    trust will not be trusted on the next try either; other TLS errors (a handshake cut short
+    by a broker restarting, say) may pass, so they are left to the reconnects."""
     seen: BaseException | None = exc
     for _ in range(5):  # aiomqtt wraps once; a bound, not a walk of an endless chain
         if seen is None:
             return None
         if isinstance(seen, ssl.SSLCertVerificationError):
             return f"the broker's certificate is not trusted: {seen.verify_message}"
-        if isinstance(seen, ssl.SSLError):
-            return f"TLS failed: {seen.reason or seen}"
         seen = seen.__cause__ or seen.__context__
     return None
 

@@ -10,6 +10,7 @@ import contextlib
 import json
 import re
 import shutil
+import ssl
 import subprocess
 import tempfile
 from collections.abc import AsyncIterator, Iterator
@@ -354,3 +355,23 @@ def test_a_password_with_unencoded_characters_is_refused_without_showing_it(
         assert "percent-encode" in message or "percent-encoded" in message, message
         assert "bob:***@" in message
         assert not any(part in message for part in secret_parts), message
+
+
+def test_only_a_refused_certificate_counts_as_a_tls_failure_that_no_retry_mends() -> None:
+    """A handshake cut short (a broker restarting) must stay a reconnect, for a bot mid-game
+    and for the server's bridge alike; a certificate the CA store refuses must not."""
+    from arena.transports.mqtt_refusals import tls_failure
+
+    def wrapped(cause: BaseException) -> aiomqtt.MqttError:
+        """As aiomqtt raises it: its own error, raised while handling the ssl module's."""
+        error = aiomqtt.MqttError(str(cause))
+        error.__context__ = cause
+        return error
+
+    refused = ssl.SSLCertVerificationError(1, "certificate verify failed")
+    refused.verify_message = "self-signed certificate"
+    assert tls_failure(wrapped(refused)) == (
+        "the broker's certificate is not trusted: self-signed certificate"
+    )
+    assert tls_failure(wrapped(ssl.SSLEOFError(8, "EOF occurred in violation of protocol"))) is None
+    assert tls_failure(wrapped(ConnectionResetError(104, "reset"))) is None
