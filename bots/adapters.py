@@ -149,7 +149,10 @@ class WebSocketAdapter(ServerAdapter):
             self._connection = await connect(
                 self.url, compression=None, open_timeout=CONNECT_TIMEOUT_S, close_timeout=2.0
             )
-        except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
+        except InvalidURI:
+            # Its message quotes the URL whole, password and all.
+            raise AdapterRefused(f"{redact_url(self.url)!r} is not a valid websocket URL") from None
+        except (OSError, InvalidHandshake, TimeoutError) as exc:
             raise AdapterClosed(f"cannot connect to {redact_url(self.url)}: {exc}") from None
 
     def _open(self) -> ClientConnection:

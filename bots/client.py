@@ -182,7 +182,8 @@ class BotClient:
     async def run(self) -> str:
         """Play until the server says bye (returns its reason) or refuses us (raises
         `ClientRefused`, or `AdapterRefused` for a link that cannot work: no welcome for our
-        first hello, a broker that refuses the login)."""
+        first hello, a broker that refuses the login). Once welcomed, a refused link is logged
+        and retried like a lost one."""
         attempt = 0
         while not self._stopping:
             adapter = self.adapter_factory()
@@ -200,6 +201,12 @@ class BotClient:
                     self.log.info("connection_closed", reason=str(exc))
                 else:
                     self.log.warning("connection_lost", error=str(exc))
+            except AdapterRefused as exc:
+                if self.welcomes == 0:
+                    raise
+                # The link worked before: a refusal now (a certificate swapped during a
+                # broker's restart, say) may pass, and a seat may be waiting for us.
+                self.log.error("connection_refused", error=str(exc))
             finally:
                 self._adapter = None
                 await adapter.close()

@@ -297,6 +297,12 @@ class MqttBridge:
                             self._dispatch(str(message.topic), message.payload)
                     finally:
                         watcher.cancel()
+            except MqttConfigError:
+                # Before the bridge was ever ready, the server's start reports this and stops;
+                # after, the broker worked with these settings and may again (a certificate
+                # swapped while it restarted): logged by `_fatal`, retried with the backoff.
+                if not self._was_ready:
+                    raise
             except aiomqtt.MqttError as exc:
                 self.last_error = str(exc)
                 log.warning("mqtt_broker_lost", error=str(exc), retry_in_s=delay)
@@ -348,8 +354,9 @@ class MqttBridge:
             raise
 
     def _fatal(self, event: str, message: str) -> MqttConfigError:
-        """The error that ends `run`. Logged only once the bridge had been serving: before,
-        the server's start reports it (`arena serve` exits with it), and once is clear."""
+        """A refusal no retry could mend, at first: it ends `run` and the server's start
+        reports it (`arena serve` exits with it). Once the bridge has served, it is logged
+        here and `run` retries."""
         if self._was_ready:
             log.error(event, error=message)
         return MqttConfigError(message)

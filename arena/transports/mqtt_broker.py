@@ -122,7 +122,8 @@ class EmbeddedBrokerAcl(BaseTopicPlugin):
             log.warning(
                 "mqtt_subscription_refused",
                 client=_digest(session.client_id or ""),
-                topic=topic if "+" in topic or "#" in topic else _digest(topic),
+                topic=_digest(topic),
+                wildcard="+" in topic or "#" in topic,
             )
         return allowed
 

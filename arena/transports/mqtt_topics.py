@@ -138,6 +138,12 @@ def split_url(url: str, expected: str) -> tuple[SplitResult, int | None]:
             raise ValueError(f"{shown!r}: {why} ({_ENCODE}); {expected}") from None
         # urlsplit's own words ("Port out of range 0-65535", "Invalid IPv6 URL") name no URL.
         raise ValueError(f"{shown!r}: {exc}; {expected}") from None
+    if parts.scheme in ("ws", "wss") and ("#" in url or parts.fragment):
+        # websockets refuses a fragment, quoting the whole URL, password and all.
+        why = "a ws:// URL has no fragment"
+        if "@" in url:
+            why += f"; percent-encode the user and password ({_ENCODE})"
+        raise ValueError(f"{shown!r}: {why}; {expected}")
     if parts.scheme in ("mqtt", "mqtts") and (
         parts.path not in ("", "/") or parts.query or parts.fragment or "?" in url or "#" in url
     ):

@@ -375,3 +375,12 @@ def test_only_a_refused_certificate_counts_as_a_tls_failure_that_no_retry_mends(
     )
     assert tls_failure(wrapped(ssl.SSLEOFError(8, "EOF occurred in violation of protocol"))) is None
     assert tls_failure(wrapped(ConnectionResetError(104, "reset"))) is None
+
+
+@pytest.mark.parametrize("given", ["ws://bob:hunter2@127.0.0.1:1/#x", "ws://bob:12#hunter2@h:1"])
+def test_a_websocket_url_with_a_fragment_is_refused_without_its_password(given: str) -> None:
+    """websockets refuses a fragment with a message quoting the URL whole: a bot retrying it
+    would log the password at every try."""
+    with pytest.raises(ValueError) as refused:
+        adapter_for(given, "g1")
+    assert "hunter2" not in str(refused.value) and "bob:***@" in str(refused.value)

@@ -14,10 +14,13 @@ so they always close in the middle of a game, at a chosen request.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
+import aiomqtt
 import pytest
 from net_helpers import (
     LOOPBACK,
@@ -37,8 +40,11 @@ from arena.errors import ServerLost
 from arena.leagues.config import load_league
 from arena.leagues.runner import LeagueIncompleteError
 from arena.records import JsonlRecorder, read_lines
+from arena.server.auth import TokenStore
+from arena.server.hub import Hub
 from arena.server.remote import remote_seats
 from arena.server.sessions import SessionState
+from arena.transports import mqtt
 from bots.registry import make_bot
 
 REASON = "the server lost its MQTT broker"
@@ -239,3 +245,53 @@ async def test_killing_the_broker_stops_the_match(tmp_path: Path) -> None:
                 playing.cancel()
     assert lost.value.reason == REASON
     assert lost.value.games == 1
+
+
+class LosingBroker:
+    """The server's client of a broker that accepts it, then goes away (a restart)."""
+
+    pending_calls_threshold = 0
+
+    async def subscribe(self, *_args: Any, **_options: Any) -> list[int]:
+        return [1]
+
+    @property
+    def messages(self) -> AsyncIterator[Any]:
+        return self._lost()
+
+    async def _lost(self) -> AsyncIterator[Any]:
+        raise aiomqtt.MqttError("the broker went away")
+        yield  # an async generator, never reached
+
+
+class RestartingBroker(mqtt.MqttBridge):
+    """A bridge whose broker serves, is lost, refuses the certificate once (swapped while it
+    restarted), then accepts again."""
+
+    def __init__(self, first: str) -> None:
+        super().__init__(Hub(TokenStore.open_store()), LOOPBACK, 8883)
+        self.steps = [first, "refuse", "serve"]
+        self.served_again = asyncio.Event()
+
+    async def _connect(self, stack: contextlib.AsyncExitStack) -> Any:
+        step = self.steps.pop(0) if self.steps else "serve"
+        if step == "refuse":
+            raise self._fatal("mqtt_tls_failed", "the broker's certificate is not trusted")
+        if self._was_ready and step == "serve":
+            self.served_again.set()
+        return LosingBroker()
+
+
+async def test_a_refusal_ends_the_bridge_at_first_but_is_retried_once_it_has_served() -> None:
+    with pytest.raises(mqtt.MqttConfigError, match="not trusted"):
+        await RestartingBroker("refuse").run()
+    bridge = RestartingBroker("serve")
+    running = asyncio.create_task(bridge.run())
+    try:
+        async with asyncio.timeout(scaled(10)):
+            await bridge.served_again.wait()
+        assert not running.done()
+    finally:
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
