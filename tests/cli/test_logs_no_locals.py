@@ -21,6 +21,7 @@ from arena.logs import configure_logging
 from arena.server.auth import TokenStore
 from arena.server.hub import Hub
 from protocol.messages import Hello
+from tests.network.net_helpers import QuietLink
 
 
 def _fail_holding(secret: str) -> None:
@@ -59,20 +60,6 @@ def test_a_logged_exception_prints_no_locals(
         assert all("locals" not in frame for frame in exception["frames"])
 
 
-class _Link:
-    transport = "websocket"
-    peer = "test"
-
-    async def send(self, text: str, *, urgent: bool = True) -> bool:
-        return True
-
-    async def close(self, reason: str) -> None:
-        pass
-
-    def abort(self) -> None:
-        pass
-
-
 async def test_a_server_fault_on_a_hello_does_not_log_its_token(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -87,7 +74,7 @@ async def test_a_server_fault_on_a_hello_does_not_log_its_token(
         raise RuntimeError("a bug in the lobby")
 
     monkeypatch.setattr(hub.lobby, "admit", broken_admit)
-    conn = hub.connection(_Link(), timed=False)
+    conn = hub.connection(QuietLink(), timed=False)
     await conn.feed(Hello(name="g1", token=token, games=["liars_dice"]).model_dump_json())
     assert hub.internal_errors == 1
     err = capsys.readouterr().err

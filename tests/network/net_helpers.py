@@ -176,6 +176,22 @@ async def raw_dice_pair(referee: str) -> AsyncIterator[tuple[RawPeer, RawPeer, S
                 yield alice, bob, seats
 
 
+class QuietLink:
+    """A `Link` that takes every message and drops it: a hub connection without a peer."""
+
+    transport = "test"
+    peer = "test"
+
+    async def send(self, text: str, *, urgent: bool = True) -> bool:
+        return True
+
+    async def close(self, reason: str) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+
 # -- Mosquitto -------------------------------------------------------------------------------
 
 

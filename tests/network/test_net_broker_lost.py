@@ -34,7 +34,7 @@ from net_helpers import (
     wait_until,
     ws_url,
 )
-from test_net_server_lost import HoldingBot, held, start_held_match
+from test_net_server_lost import LEAGUE, HoldingBot, held, start_held_match
 
 from arena.errors import ServerLost
 from arena.leagues.config import load_league
@@ -130,24 +130,13 @@ async def test_the_tables_of_mqtt_bots_stop_and_the_others_play_on(
     assert not [line for line in lines if line.get("fallback")]
 
 
-LEAGUE = """
-name = "broker"
-game = "liars-dice"
-seed = "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"
-games = 20
-deadline_ms = {deadline}
-[[bots]]
-name = "ra"
-[[bots]]
-name = "rb"
-"""
-
-
 async def test_a_league_match_cut_by_the_broker_is_not_stored_and_a_rerun_plays_it(
     broker_port: int, tmp_path: Path
 ) -> None:
     config_file = tmp_path / "league.toml"
-    config_file.write_text(LEAGUE.format(deadline=round(scaled(60_000))), encoding="utf-8")
+    config_file.write_text(
+        LEAGUE.format(name="broker", games=20, deadline=round(scaled(60_000))), encoding="utf-8"
+    )
     db, records = tmp_path / "r.sqlite", tmp_path / "records"
     ra = HoldingBot(make_bot("liars_dice", "random-guess", {"seed": "a"}, name="ra"), after_games=2)
     bots = {"ra": ra, "rb": make_bot("liars_dice", "random-guess", {"seed": "b"}, name="rb")}

@@ -11,7 +11,7 @@ import contextlib
 from typing import Any, cast
 
 import pytest
-from net_helpers import RawPeer, raw_peer, running_server, scaled, wait_until, ws_url
+from net_helpers import QuietLink, RawPeer, raw_peer, running_server, scaled, wait_until, ws_url
 
 from arena.dealing import MatchSeed
 from arena.records import MemoryRecorder
@@ -80,20 +80,6 @@ async def test_frames_that_set_off_a_server_fault_count_towards_the_flood(
 
 
 # -- late answers ----------------------------------------------------------------------------
-
-
-class QuietLink:
-    transport = "test"
-    peer = "test"
-
-    async def send(self, text: str, *, urgent: bool = True) -> bool:
-        return True
-
-    async def close(self, reason: str) -> None:
-        pass
-
-    def abort(self) -> None:
-        pass
 
 
 class Sink:

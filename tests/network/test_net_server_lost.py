@@ -179,10 +179,10 @@ async def test_arena_match_exits_with_one_line_when_the_server_is_interrupted(
 
 
 LEAGUE = """
-name = "lost"
+name = "{name}"
 game = "liars-dice"
 seed = "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"
-games = 40
+games = {games}
 deadline_ms = {deadline}
 [[bots]]
 name = "ra"
@@ -195,7 +195,9 @@ async def test_a_league_match_cut_by_the_server_is_not_stored_and_a_rerun_plays_
     tmp_path: Path,
 ) -> None:
     config_file = tmp_path / "league.toml"
-    config_file.write_text(LEAGUE.format(deadline=round(scaled(60_000))), encoding="utf-8")
+    config_file.write_text(
+        LEAGUE.format(name="lost", games=40, deadline=round(scaled(60_000))), encoding="utf-8"
+    )
     db, records = tmp_path / "r.sqlite", tmp_path / "records"
     ra = HoldingBot(make_bot("liars_dice", "random-guess", {"seed": "a"}, name="ra"), after_games=2)
     bots = {"ra": ra, "rb": make_bot("liars_dice", "random-guess", {"seed": "b"}, name="rb")}
