@@ -25,6 +25,7 @@ from arena.server.hub import Hub, Limits
 from arena.transports.mqtt import (
     DEFAULT_PORT,
     BrokerLogin,
+    BrokerUrl,
     MqttBridge,
     MqttConfigError,
     bot_client_id,
@@ -84,16 +85,16 @@ class ArenaServer:
         self.broker: Any = None
         self.port = config.port
         self.mqtt_address = self._mqtt_address(config.mqtt)
-        """The broker's (host, port), None without MQTT; read here so that a bad --mqtt URL is
-        refused before anything listens."""
+        """The broker's address (and login), None without MQTT; read here so that a bad --mqtt
+        URL is refused before anything listens."""
         self._bridge_task: asyncio.Task[None] | None = None
 
     @staticmethod
-    def _mqtt_address(url: str | None) -> tuple[str, int] | None:
+    def _mqtt_address(url: str | None) -> BrokerUrl | None:
         if url is None:
             return None
         if url == EMBEDDED:
-            return "127.0.0.1", DEFAULT_PORT
+            return BrokerUrl("127.0.0.1", DEFAULT_PORT)
         return parse_mqtt_url(url)
 
     async def start(self) -> None:
@@ -105,12 +106,13 @@ class ArenaServer:
         log.info("listening", url=f"ws://{config.host}:{self.port}", open=self.hub.tokens.open)
         if self.mqtt_address is not None:
             try:
-                await self._start_mqtt(*self.mqtt_address)
+                await self._start_mqtt(self.mqtt_address)
             except BaseException:
                 await self.stop()
                 raise
 
-    async def _start_mqtt(self, host: str, port: int) -> None:
+    async def _start_mqtt(self, broker: BrokerUrl) -> None:
+        host, port = broker.host, broker.port
         login: BrokerLogin | None = None
         if self.config.mqtt == EMBEDDED or not await broker_reachable(host, port):
             if not is_loopback(host):
@@ -118,13 +120,13 @@ class ArenaServer:
                     f"no MQTT broker answers at {host}:{port}, and an embedded broker (no "
                     "authentication) is only started on a loopback address"
                 )
-            self.broker, login = await start_embedded_broker(host, port)
+            self.broker, login = await start_embedded_broker(broker)
             log.info(
                 "embedded_broker",
                 address=f"{host}:{port}",
                 acl="each client only the topic pair its client id <name>-<conn> names",
             )
-        self.bridge = MqttBridge(self.hub, host, port, login)
+        self.bridge = MqttBridge(self.hub, broker, login)
         self._bridge_task = task = asyncio.create_task(self.bridge.run())
         ready = asyncio.create_task(self.bridge.ready.wait())
         # The bridge ends only on a broker that refuses it; otherwise it retries until ready.

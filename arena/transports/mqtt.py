@@ -49,7 +49,7 @@ from arena.transports.mqtt_topics import (
     SERVER_USER,
     TOPIC_ROOT,
     UP_FILTER,
-    BrokerHost,
+    BrokerUrl,
     MqttConfigError,
     bot_client_id,
     down_topic,
@@ -68,8 +68,8 @@ __all__ = [
     "SERVER_USER",
     "TOPIC_ROOT",
     "UP_FILTER",
-    "BrokerHost",
     "BrokerLogin",
+    "BrokerUrl",
     "MqttBridge",
     "MqttConfigError",
     "MqttLink",
@@ -125,13 +125,14 @@ class BrokerLogin:
     password: str | None = ""
 
 
-async def start_embedded_broker(host: str, port: int) -> tuple[Any, BrokerLogin]:
-    """An embedded broker on ``host:port`` (`arena.transports.mqtt_broker`) and the login the
-    server's client must use on it; call ``shutdown()`` on the broker. Refused for a URL with a
-    login or TLS: whoever wrote one expects a broker that checks them."""
-    if isinstance(host, BrokerHost) and not host.plain:
+async def start_embedded_broker(broker: BrokerUrl) -> tuple[Any, BrokerLogin]:
+    """An embedded broker at ``broker``'s address (`arena.transports.mqtt_broker`) and the
+    login the server's client must use on it; call ``shutdown()`` on the broker. Refused for a
+    URL with a login or TLS: whoever wrote one expects a broker that checks them."""
+    host, port = broker.host, broker.port
+    if not broker.plain:
         raise MqttConfigError(
-            f"no MQTT broker answers at {host}:{port}; an embedded broker (no TLS, no logins) "
+            f"no MQTT broker answers at {broker}; an embedded broker (no TLS, no logins) "
             "is only started for a URL without them (mqtt://HOST:PORT)"
         )
     # amqtt is imported only when a broker is embedded.
@@ -178,13 +179,13 @@ class MqttLink:
 class MqttBridge:
     """The server's MQTT client (see the module docstring)."""
 
-    def __init__(self, hub: Hub, host: str, port: int, login: BrokerLogin | None = None) -> None:
+    def __init__(self, hub: Hub, broker: BrokerUrl, login: BrokerLogin | None = None) -> None:
         self.hub = hub
-        self.host = host
-        self.port = port
-        self.tls = isinstance(host, BrokerHost) and host.tls
-        if login is None and isinstance(host, BrokerHost) and host.username is not None:
-            login = BrokerLogin(host.username, host.password)
+        self.host = broker.host
+        self.port = broker.port
+        self.tls = broker.tls
+        if login is None and broker.username is not None:
+            login = BrokerLogin(broker.username, broker.password)
         self.login = login
         """Credentials for the broker: the embedded one's server login, or the URL's."""
         self.client: aiomqtt.Client | None = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass, field
 from urllib.parse import SplitResult, unquote, urlsplit
 
 from arena.errors import ArenaError
@@ -92,29 +93,20 @@ def redact_url(url: str) -> str:
     return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{address}"
 
 
-class BrokerHost(str):
-    """A broker's host name that also carries the rest of its URL: the login (user and
-    password, percent-decoded) and whether to speak TLS. `parse_mqtt_url` returns one, so code
-    that hands ``(host, port)`` on passes the login with it; it is the bare host name as text,
-    so a log line or message that shows the host never shows the password."""
+@dataclass(frozen=True)
+class BrokerUrl:
+    """A broker's address and what its URL says of the connection: the login (user and
+    password, percent-decoded) and whether to speak TLS. Its text is ``HOST:PORT``, so a log
+    line or message that shows it never shows the password."""
 
-    username: str | None
-    password: str | None
-    tls: bool
+    host: str
+    port: int
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    tls: bool = False
 
-    def __new__(
-        cls,
-        host: str,
-        *,
-        username: str | None = None,
-        password: str | None = None,
-        tls: bool = False,
-    ) -> BrokerHost:
-        made = super().__new__(cls, host)
-        made.username = username
-        made.password = password
-        made.tls = tls
-        return made
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
 
     @property
     def plain(self) -> bool:
@@ -154,9 +146,9 @@ def split_url(url: str, expected: str) -> tuple[SplitResult, int | None]:
     return parts, port
 
 
-def parse_mqtt_url(url: str) -> tuple[str, int]:
+def parse_mqtt_url(url: str) -> BrokerUrl:
     """``mqtt://[USER[:PASSWORD]@]HOST[:PORT]`` (port 1883) or ``mqtts://…`` (TLS with the
-    system's CA store, port 8883) → ``(host, port)``, the host a `BrokerHost` holding the rest."""
+    system's CA store, port 8883)."""
     try:
         parts, port = split_url(url, URL_FORM)
     except ValueError as exc:
@@ -164,10 +156,10 @@ def parse_mqtt_url(url: str) -> tuple[str, int]:
     if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
         raise MqttConfigError(f"{redact_url(url)!r}: {URL_FORM}")
     tls = parts.scheme == "mqtts"
-    host = BrokerHost(
+    return BrokerUrl(
         parts.hostname,
+        port or (DEFAULT_TLS_PORT if tls else DEFAULT_PORT),
         username=unquote(parts.username) if parts.username is not None else None,
         password=unquote(parts.password) if parts.password is not None else None,
         tls=tls,
     )
-    return host, port or (DEFAULT_TLS_PORT if tls else DEFAULT_PORT)

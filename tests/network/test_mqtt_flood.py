@@ -57,7 +57,7 @@ def test_the_bridge_remembers_a_bounded_number_of_flooded_pairs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(mqtt, "MAX_FLOODED", 3)
-    bridge = mqtt.MqttBridge(hub=None, host=LOOPBACK, port=1883)  # type: ignore[arg-type]
+    bridge = mqtt.MqttBridge(None, mqtt.BrokerUrl(LOOPBACK, 1883))  # type: ignore[arg-type]
     for conn in range(10):
         bridge.shun(("g1", f"c{conn}"))
     assert list(bridge._shunned) == [("g1", "c7"), ("g1", "c8"), ("g1", "c9")]

@@ -258,7 +258,7 @@ class RestartingBroker(mqtt.MqttBridge):
     restarted), then accepts again."""
 
     def __init__(self, first: str) -> None:
-        super().__init__(Hub(TokenStore.open_store()), LOOPBACK, 8883)
+        super().__init__(Hub(TokenStore.open_store()), mqtt.BrokerUrl(LOOPBACK, 8883, tls=True))
         self.steps = [first, "refuse", "serve"]
         self.served_again = asyncio.Event()
 
