@@ -207,12 +207,12 @@ class OpponentModel:
 Pair = Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=2, max_length=2)]
 
 _KEY_PATTERNS = {
-    "decisions": re.compile(r"\d+"),
-    "support": re.compile(r"\d+"),
-    "our_openings": re.compile(r"\d+"),
-    "challenge": re.compile(r"\d+,[01]"),
-    "lie": re.compile(r"\d+,[01]"),
-    "same_face": re.compile(r"\d+,[01],[01]"),
+    "decisions": re.compile(r"[0-9]+"),
+    "support": re.compile(r"[0-9]+"),
+    "our_openings": re.compile(r"[0-9]+"),
+    "challenge": re.compile(r"[0-9]+,[01]"),
+    "lie": re.compile(r"[0-9]+,[01]"),
+    "same_face": re.compile(r"[0-9]+,[01],[01]"),
 }
 _KEY_FORMS = {
     "decisions": "A",

@@ -109,6 +109,31 @@ def test_malformed_actions(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("bid 1000x2", "more dice than the 10 in play"),
+        ("bid 000000001000x2", "more dice than the 10 in play"),
+        ("bid 99999999999999999999x2", "more dice than any table holds"),
+        ("bid 3x10", "faces 1 to 6, not 10"),
+        ("bid 3x0000000000000000000005", None),
+    ],
+)
+def test_a_bid_of_any_length_is_read_and_judged_by_its_rule(text: str, words: str | None) -> None:
+    game = new_game({}, MatchSeed.from_text("2"), {})
+    if words is None:
+        assert parse_action(text) == Bid(3, 5)
+        return
+    with pytest.raises((InvalidActionError, IllegalActionError), match=words):
+        game.apply(0, parse_action(text))
+
+
+@pytest.mark.parametrize("text", ["bid ３x５", "bid \u0663x\u0665", "reroll ６６", "bid 3x\u00b2"])
+def test_only_ascii_digits_are_read(text: str) -> None:
+    with pytest.raises(InvalidActionError, match="cannot read"):
+        parse_action(text)
+
+
+@pytest.mark.parametrize(
     ("opening", "action", "words"),
     [
         (None, CHALLENGE, "no bid to challenge"),

@@ -99,6 +99,8 @@ def test_a_bad_tables_file_is_named_with_what_is_wrong(
     ("field", "value", "message"),
     [
         ("challenge", {"2": [1, 1]}, "keys must read A,B"),
+        ("challenge", {"\uff12,1": [1, 1]}, "keys must read A,B"),
+        ("decisions", {"\u0663": 1}, "keys must read A"),
         ("opening_lie", [1, 2, 3], "opening_lie"),
         ("decisions", {"2": -1}, "greater than or equal to 0"),
         ("extra", 1, "Extra inputs are not permitted"),

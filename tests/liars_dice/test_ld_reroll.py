@@ -298,3 +298,17 @@ def test_probability_reroll_switch_is_a_config_option() -> None:
     bot = make_ld_bot("probability", {"reroll": False})
     assert isinstance(bot.strategy, Probability) and not bot.strategy.reroll
     assert make_ld_bot("probability", {}).strategy.reroll  # type: ignore[attr-defined]
+
+
+def test_a_request_lists_at_most_the_documented_number_of_actions() -> None:
+    """docs/RULES.md: 1 + 6 × dice in play, plus 2^k − 1 re-rolls for k dice in the cup; the
+    opener of two seats × 5 dice with five different faces reaches the documented 85."""
+    largest = 0
+    for text in map(str, range(300)):
+        game = new_game({"reroll": True}, MatchSeed.from_text(text), {})
+        seat = game.to_act()[0]
+        legal = game.legal_actions(seat)
+        cup = len(game.observation(seat).dice)
+        assert len(legal) <= 1 + 6 * 10 + 2**cup - 1
+        largest = max(largest, len(legal))
+    assert largest == 85

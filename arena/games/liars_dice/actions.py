@@ -19,8 +19,12 @@ from arena.games.errors import InvalidActionError
 
 FACES: Final = 6
 
-_BID_RE = re.compile(r"bid\s+(\d{1,3})\s*x\s*(\d{1,3})")
-_REROLL_RE = re.compile(r"reroll(?:\s+(-|[\d ]{1,40}))?")
+# [0-9], not \d: \d also takes "３" or "٣", which another implementation of the protocol would
+# refuse. Any length is read, so a count too large for the table gets the rule's own message.
+_BID_RE = re.compile(r"bid\s+([0-9]+)\s*x\s*([0-9]+)")
+_REROLL_RE = re.compile(r"reroll(?:\s+(-|[0-9 ]{1,40}))?")
+_MAX_DIGITS: Final = 6
+"""A count or face written with more digits than this is refused before `int` reads it."""
 NO_REVEAL: Final = "-"
 """The text of a re-roll that shows no die (``reroll -``)."""
 
@@ -84,12 +88,23 @@ def parse_action(text: str) -> LiarsDiceAction:
             "(C dice showing face F, e.g. 'bid 3x5') or, under the re-roll rule, 'reroll F…' "
             "(the faces to show, e.g. 'reroll 66', or 'reroll -' to show none)"
         )
-    count, face = int(match.group(1)), int(match.group(2))
+    count_text, face_text = match.group(1), match.group(2)
+    if len(face_text.lstrip("0")) > 1:
+        raise InvalidActionError(f"a die has faces 1 to {FACES}, not {_abridged(face_text)}")
+    if len(count_text.lstrip("0")) > _MAX_DIGITS:
+        raise InvalidActionError(
+            f"a bid of {_abridged(count_text)} dice claims more dice than any table holds"
+        )
+    count, face = int(count_text), int(face_text)
     if count < 1:
         raise InvalidActionError(f"a bid claims at least one die, not {count}")
     if not 1 <= face <= FACES:
         raise InvalidActionError(f"a die has faces 1 to {FACES}, not {face}")
     return Bid(count, face)
+
+
+def _abridged(digits: str) -> str:
+    return digits if len(digits) <= 12 else digits[:12] + "…"
 
 
 def _parse_reroll(faces: str | None) -> Reroll:
