@@ -19,6 +19,8 @@ away). A game is:
 from __future__ import annotations
 
 import json
+import os
+import stat
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,13 +69,31 @@ class MemoryRecorder(Recorder):
         self.lines.append(line)
 
 
+RECORD_FILE_MODE = 0o600
+"""A record file is its owner's alone (read and write): while a game runs, the file holds every
+seat's private deal of it (both cups of dice, all four mahjong hands), which a bot or spectator
+able to read the file would see (docs/DEALING.md)."""
+
+
 class JsonlRecorder(Recorder):
-    """Appends lines to a JSONL file; each line is flushed so a crash loses nothing written."""
+    """Appends lines to a JSONL file; each line is flushed so a crash loses nothing written.
+
+    The file is created with mode `RECORD_FILE_MODE` (0600: the umask can only narrow it); an
+    existing file appended to loses any group and other permissions first, before a line of the
+    match is written to it."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._file = path.open("a", encoding="utf-8")
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, RECORD_FILE_MODE)
+        try:
+            mode = stat.S_IMODE(os.fstat(descriptor).st_mode)
+            if mode & 0o077 and hasattr(os, "fchmod"):
+                os.fchmod(descriptor, mode & ~0o077)
+            self._file = os.fdopen(descriptor, "a", encoding="utf-8")
+        except BaseException:
+            os.close(descriptor)
+            raise
 
     def write(self, line: dict[str, Any]) -> None:
         self._file.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -162,17 +182,36 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
 
 @dataclass
 class MatchLines:
-    """The lines of one match: its ``match`` line (None for games recorded without a match
-    frame, each carrying its own reveal), its games (each a header and what follows it), and its
-    closing ``reveal`` line (None while the match runs or when the record was cut short)."""
+    """The lines of one match: its ``match`` line, its games (each a header and what follows
+    it), and its closing ``reveal`` line (None while the match runs or when the record was cut
+    short).
+
+    ``match`` is None for games recorded without a match frame, each carrying its own reveal —
+    or, when ``reveal`` is set all the same (`headless`), for the games of a match whose
+    ``match`` line is missing (deleted, or the record cut at its start)."""
 
     match: dict[str, Any] | None
     games: list[list[dict[str, Any]]] = field(default_factory=list)
     reveal: dict[str, Any] | None = None
 
+    @property
+    def framed(self) -> bool:
+        """Whether the games are a match's (a match line, or a match's reveal closing them)."""
+        return self.match is not None or self.reveal is not None
+
+    @property
+    def headless(self) -> bool:
+        """A match's games and its reveal without the match line that opens them."""
+        return self.match is None and self.reveal is not None
+
 
 def split_matches(lines: list[dict[str, Any]]) -> list[MatchLines]:
-    """Group a record's lines into matches and games."""
+    """Group a record's lines into matches and games.
+
+    A match's reveal (a ``reveal`` line naming its ``match``) after games recorded without a
+    match line closes the games before it that name that match: what is left of a match whose
+    match line is missing (`MatchLines.headless`), so that the check blames the missing line,
+    not the games."""
     matches: list[MatchLines] = []
     current: MatchLines | None = None
     for line in lines:
@@ -192,6 +231,28 @@ def split_matches(lines: list[dict[str, Any]]) -> list[MatchLines]:
             raise RecordError(f"line {number}: {kind!r} after the match's reveal line")
         elif kind == "reveal" and current.match is not None and "match" in line:
             current.reveal = line
+        elif kind == "reveal" and "match" in line and _closes_headless(current, line):
+            tail = len(current.games)
+            while tail > 0 and _match_game(current.games[tail - 1], line["match"]):
+                tail -= 1
+            headless = MatchLines(None, current.games[tail:], line)
+            del current.games[tail:]
+            if not current.games:
+                matches.pop()  # ``current``, the last block
+            matches.append(headless)
+            current = headless
         else:
             current.games[-1].append(line)
     return matches
+
+
+def _match_game(game: list[dict[str, Any]], match: Any) -> bool:
+    """Whether ``game`` names ``match`` in its header and has no reveal of its own (a game
+    played on its own reveals its seed itself)."""
+    return game[0].get("match") == match and not any(line["type"] == "reveal" for line in game)
+
+
+def _closes_headless(block: MatchLines, reveal: dict[str, Any]) -> bool:
+    """Whether ``reveal``, a match's reveal after ``block``'s games recorded without a match
+    line, closes (at least) the last of them."""
+    return _match_game(block.games[-1], reveal["match"])

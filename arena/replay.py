@@ -7,6 +7,7 @@ secrets were the ones the seed commits to; the first difference is named by its 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.dealing import DEALING_VERSION, DealingError, MatchSeed, verify_commitment
+from arena.dealing.commit import published_commitment
 from arena.games.base import Game, GameResult, GameSpec
 from arena.games.errors import GameError
 from arena.games.registry import canonical_name, get_spec
@@ -35,7 +37,7 @@ from arena.replay_checks import (
     differences,
     same,
 )
-from arena.replay_match import MatchCheck, check_match, unframed_matches
+from arena.replay_match import MatchCheck, check_match, headless_match, unframed_matches
 from protocol.games.common import GameEnd
 
 
@@ -47,6 +49,8 @@ class GameCheck:
     game_kind: str
     steps: int = 0
     problems: list[str] = field(default_factory=list)
+    match: str = ""
+    """The match id its header names (a record may hold several matches, each with a ``g0``)."""
 
     @property
     def ok(self) -> bool:
@@ -82,7 +86,7 @@ def replay_game(
     signs of a cut frame are `check_record`'s, across the record's games).
     """
     header = lines[0]
-    check = GameCheck(game=str(header.get("game")), game_kind=str(header.get("game_kind")))
+    check = _empty_check(header)
     try:
         seed, spec = _game_seed(lines, match_reveal, framed=framed)
         if on_step is not None:
@@ -98,7 +102,31 @@ def replay_game(
         _Replay(lines, spec, seed, check, on_step).run()
     except LineProblem as exc:
         check.problems.append(str(exc))
+        _show_mismatch(on_step, str(exc), lines)
     return check
+
+
+def _empty_check(header: Mapping[str, Any]) -> GameCheck:
+    return GameCheck(
+        game=str(header.get("game")),
+        game_kind=str(header.get("game_kind")),
+        match=str(header.get("match")),
+    )
+
+
+_LINE_NUMBER = re.compile(r"\bline (\d+)")
+
+
+def _show_mismatch(
+    on_step: Callable[[Step], None] | None, problem: str, lines: Sequence[Mapping[str, Any]]
+) -> None:
+    """A replay shows a mismatch where it happens, among the steps (as a ``mismatch`` step at
+    the line it names, else at the game's last line), not only in the verdict at the end."""
+    if on_step is None:
+        return
+    named = _LINE_NUMBER.search(problem)
+    number = int(named.group(1)) if named else int(lines[-1].get("_line") or 0)
+    on_step(Step(number, "mismatch", problem))
 
 
 def _game_seed(
@@ -137,6 +165,10 @@ def _game_seed(
     # The rest of a match's reveal line is the match check's; its seed is every game's.
     seed_line: dict[str, Any] = {k: reveal[k] for k in ("type", "_line", "seed") if k in reveal}
     check_shape(seed_line if framed else reveal, GAME_REVEAL)
+    try:
+        published_commitment(header["seed_commitment"])
+    except DealingError as exc:
+        raise LineProblem(f"{at}: header seed_commitment: {exc}") from None
     try:
         seed = verify_commitment(header["seed_commitment"], reveal["seed"])
     except DealingError as exc:
@@ -329,8 +361,11 @@ class _Replay:
                 "after it"
             )
         self.result = line
-        self.check.problems.extend(_result_problems(line, self.game.result(), self.fallbacks))
+        found = _result_problems(line, self.game.result(), self.fallbacks)
+        self.check.problems.extend(found)
         self.step(number, "result", f"scores {line.get('scores')} ({line.get('reason')})")
+        for problem in found:
+            _show_mismatch(self.on_step, problem, self.lines)
 
     def reveal(self, line: dict[str, Any]) -> None:
         if self.result is None:
@@ -414,7 +449,8 @@ def check_record(
     path: Path, on_step: Callable[[Step], None] | None = None, game: str | None = None
 ) -> RecordCheck:
     """Check every match and game of a record (or only the game with id ``game``, without the
-    checks of its match as a whole)."""
+    checks of its match as a whole). Each match's verdict names its games that failed their
+    own checks (`MatchCheck.failed_games`)."""
     lines = read_lines(path)
     if not lines:
         raise RecordError(f"{path}: empty record")
@@ -431,10 +467,8 @@ def check_record(
                 game_ids.setdefault(key[1])
                 continue
             check = _guarded(
-                partial(
-                    replay_game, game_lines, on_step, block.reveal, framed=block.match is not None
-                ),
-                GameCheck(str(header.get("game")), str(header.get("game_kind"))),
+                partial(replay_game, game_lines, on_step, block.reveal, framed=block.framed),
+                _empty_check(header),
                 header,
             )
             if key in seen:
@@ -445,15 +479,18 @@ def check_record(
             seen.setdefault(key, header["_line"])
             checks.append(check)
         report.games.extend(checks)
-        if game is None and block.match is not None:
-            match = block.match
-            report.matches.append(
-                _guarded(
+        if game is None and block.framed:
+            if block.match is not None:
+                match = block.match
+                verdict = _guarded(
                     partial(check_match, block),
                     MatchCheck(str(match.get("match")), str(match.get("game_kind")), 0),
                     match,
                 )
-            )
+            else:
+                verdict = headless_match(block)
+            verdict.failed_games = [check.game for check in checks if not check.ok]
+            report.matches.append(verdict)
     if game is None:
         report.matches.extend(unframed_matches(blocks))
     if not report.games and game is not None:

@@ -217,8 +217,8 @@ def unframed_games(blocks: Sequence[MatchLines]) -> list[UnframedGame]:
     seen: dict[tuple[str, str], int] = {}
     found = []
     for block in blocks:
-        if block.match is not None:
-            continue
+        if block.framed:
+            continue  # a match's games (a headless match's are the match check's)
         for lines in block.games:
             header = lines[0]
             reveal = next((line for line in lines if line["type"] == "reveal"), None)

@@ -23,6 +23,7 @@ from arena.cli.common import (
     refuse_config_on_server,
     refuse_public_seed_on_server,
     seed_shown_at_end,
+    written_record,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.games.errors import RulesetError
@@ -236,7 +237,9 @@ def match_cmd(
     except BotConfigError as exc:
         fail(str(exc))
     if json_output:
-        print_json(report.to_json())
+        # The seed (a fresh one is shown on stderr too) and the record tie the figures to the
+        # games that gave them.
+        print_json({**report.to_json(), "seed": seed_text, "record": written_record(recorder)})
         return
     low, high = report.ci95
     first, second = report.names

@@ -7,10 +7,13 @@ import hashlib
 import json
 import os
 import re
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any, NoReturn, TypeVar
 
 import typer
@@ -188,6 +191,15 @@ def match_recorder(
             )
 
 
+def written_record(recorder: JsonlRecorder | None) -> str | None:
+    """The absolute path of the record ``recorder`` wrote (once `match_recorder` has closed
+    it), for a ``--json`` object's ``record``; None without one, or when the match wrote
+    nothing (no file is left)."""
+    if recorder is None or not recorder.path.exists():
+        return None
+    return str(recorder.path.resolve())
+
+
 def fresh_seed(seed: str | None) -> str:
     """``seed`` if one was given, else a fresh seed from the operating system (64 hex digits,
     `MatchSeed.generate`): the default of every match, so that no bot can guess it (a public
@@ -298,16 +310,62 @@ def between(low: float, high: float) -> Callable[[typer.CallbackParam, float], f
     return check
 
 
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals that stop a command the way Ctrl-C (SIGINT) does, once `stop_like_ctrl_c` is
+installed: what `kill`, `timeout`, systemd, ``docker stop`` and CI cancellation send, and what a
+dropped terminal or SSH session sends. SIGKILL cannot be caught: nothing runs after it."""
+
+_stopped_by: list[int] = []
+"""The stop signal that arrived first (empty: none, or only Ctrl-C)."""
+
+
+def _stop(number: int, _frame: FrameType | None) -> None:
+    """SIGTERM or SIGHUP: raise SIGINT, so that whatever handles Ctrl-C at this moment handles
+    this stop too — `asyncio.run` cancels its task (a match then writes its reveal line in its
+    ``finally``), a plain wait gets `KeyboardInterrupt`, `arena serve` starts its drain — and
+    every ``except KeyboardInterrupt`` path (one error line, the seed shown, a league's
+    workers stopped) applies unchanged. Where SIGINT is ignored (a background job of a
+    script: the shell ignores Ctrl-C for it), the stop is raised as `KeyboardInterrupt` here,
+    since the signal was meant to stop the command all the same."""
+    if not _stopped_by:
+        _stopped_by.append(number)
+    if callable(signal.getsignal(signal.SIGINT)):
+        signal.raise_signal(signal.SIGINT)
+    else:
+        raise KeyboardInterrupt
+
+
+def stop_like_ctrl_c() -> None:
+    """Make `STOP_SIGNALS` stop the running command as Ctrl-C does (`_stop`); `arena`'s entry
+    point installs it before the command runs. A signal whose disposition is "ignore" (a
+    command started under ``nohup`` ignores SIGHUP) stays ignored; a handler a command installs
+    later (`arena serve`'s) takes over for its signal while it is in place."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers belong to the main thread
+    for number in STOP_SIGNALS:
+        if signal.getsignal(number) is signal.SIG_IGN:
+            continue
+        signal.signal(number, _stop)
+
+
+def interrupted_exit() -> int:
+    """The exit status of an interrupted command: 128 + the signal that stopped it, as a shell
+    reports a command killed by it (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP)."""
+    return 128 + (_stopped_by[0] if _stopped_by else signal.SIGINT)
+
+
 @contextmanager
 def interrupt_exits(record: Path | None) -> Iterator[None]:
-    """Ctrl-C during a match: one line and exit 130 rather than typer's bare exit. A record
-    keeps the games finished and reveals the seed (`arena.referee.MatchFrame`), so it can still
-    be verified."""
+    """Ctrl-C (or SIGTERM, SIGHUP: `stop_like_ctrl_c`) during a match: one line and exit
+    `interrupted_exit` rather than typer's bare exit. A record keeps the games finished and
+    reveals the seed (`arena.referee.MatchFrame`), so it can still be verified."""
     try:
         yield
     except KeyboardInterrupt:
         kept = f"; the record in {record}/ holds the games played" if record is not None else ""
-        fail(f"interrupted{kept}", code=130)
+        fail(f"interrupted{kept}", code=interrupted_exit())
 
 
 def log_level_option(value: str) -> str:

@@ -29,6 +29,7 @@ from arena.cli.common import (
     refuse_public_seed_on_server,
     seed_shown_at_end,
     split_names,
+    written_record,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.errors import ArenaError
@@ -326,7 +327,9 @@ def _duel(
         fail(str(exc))
     data = report.to_json()
     if json_output:
-        print_json(data)
+        # The seed (a fresh one is shown on stderr too) and the record tie the figures to the
+        # games that gave them.
+        print_json({**data, "seed": seed, "record": written_record(rec)})
         return
     interval = report.interval()
     # A strategy against itself: which copy is which must still read plainly.
@@ -457,7 +460,7 @@ def _table(
     except (UnknownBotError, ConfigError, ArenaError, ModelError) as exc:
         fail(str(exc))
     if json_output:
-        print_json(report.to_json())
+        print_json({**report.to_json(), "record": written_record(rec)})
         return
     table = Table(
         title=escape(

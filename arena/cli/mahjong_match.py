@@ -28,6 +28,7 @@ from arena.cli.common import (
     refuse_public_seed_on_server,
     seed_shown_at_end,
     split_names,
+    written_record,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.dealing import MatchSeed
@@ -312,6 +313,7 @@ def match_mahjong(
             "round is partial, so not every player receives every starting hand"
         )
     results: list[MatchResult] = []
+    records: list[str | None] = []
     with (
         interrupt_exits(record),
         seed_shown_at_end(base_seed, seed is None, err),
@@ -345,12 +347,15 @@ def match_mahjong(
                         record=record,
                     )
             results.append(played)
+            records.append(written_record(recorder))
     if json_output:
         if matches == 1:
-            print_json(results[0].to_json())
+            print_json({**results[0].to_json(), "record": records[0]})
         else:
             data = SeriesResult(base_seed, results).to_json()
-            data["per_match"] = [r.to_json() for r in results]
+            data["per_match"] = [
+                {**r.to_json(), "record": path} for r, path in zip(results, records, strict=True)
+            ]
             print_json(data)
         return
     for result in results:

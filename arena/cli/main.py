@@ -13,7 +13,13 @@ from typing import NoReturn
 
 import typer
 
-from arena.cli.common import fail, log_level_option, version_option
+from arena.cli.common import (
+    fail,
+    interrupted_exit,
+    log_level_option,
+    stop_like_ctrl_c,
+    version_option,
+)
 from arena.logs import LOG_LEVELS, LogSetupError, configure_logging
 
 app = typer.Typer(
@@ -66,7 +72,7 @@ INTERRUPTED_EXIT = 130
 def _interrupted() -> NoReturn:
     # Plain stderr: rich (common.fail's console) may be the very import that was interrupted.
     print("error: interrupted", file=sys.stderr)
-    raise SystemExit(INTERRUPTED_EXIT)
+    raise SystemExit(interrupted_exit())
 
 
 def _register_all() -> None:
@@ -83,6 +89,11 @@ except KeyboardInterrupt:
 
 
 def main() -> None:
+    """Run the command line. SIGTERM and SIGHUP (`kill`, `timeout`, systemd, ``docker stop``,
+    a dropped SSH session) stop a command as Ctrl-C does (`stop_like_ctrl_c`): a match writes
+    its record's reveal line and shows its fresh seed, a league stops its workers; the exit
+    status is then 128 + the signal's number (143, 129; 130 for Ctrl-C)."""
+    stop_like_ctrl_c()
     try:
         app()
     except KeyboardInterrupt:
@@ -90,3 +101,26 @@ def main() -> None:
         # says it was interrupted itself, `common.interrupt_exits`); this is for the rest,
         # e.g. while typer builds the command line.
         _interrupted()
+    except SystemExit as exc:
+        if exc.code == INTERRUPTED_EXIT and _interrupted_silently(exc):
+            # A command with no interruption of its own to report (`arena verify` on a long
+            # record): typer exits 130 without a word; one line says why it stopped.
+            _interrupted()
+        # A command that says it was interrupted exits 130 (`fail(..., code=130)`); stopped by
+        # SIGTERM or SIGHUP, the status names that signal instead.
+        if exc.code == INTERRUPTED_EXIT and interrupted_exit() != INTERRUPTED_EXIT:
+            raise SystemExit(interrupted_exit()) from None
+        raise
+
+
+def _interrupted_silently(exc: BaseException) -> bool:
+    """Whether ``exc`` is typer's silent exit on a `KeyboardInterrupt` the command did not
+    handle (``raise Exit(130) from KeyboardInterrupt``), not a command's own `fail`."""
+    seen: BaseException | None = exc
+    visited: set[int] = set()
+    while seen is not None and id(seen) not in visited:
+        if isinstance(seen, typer.Exit) and isinstance(seen.__cause__, KeyboardInterrupt):
+            return True
+        visited.add(id(seen))
+        seen = seen.__context__
+    return False

@@ -19,46 +19,67 @@ def commitment(seed: MatchSeed) -> str:
     return hashlib.sha256(seed.value).hexdigest()
 
 
-def _normalised_commitment(text: str) -> str | None:
-    text = text.strip().lower()
-    if len(text) != COMMITMENT_HEX_DIGITS or any(c not in "0123456789abcdef" for c in text):
-        return None
-    return text
+def _lowercase_hex(text: object, digits: int) -> bool:
+    """Whether ``text`` is exactly ``digits`` lowercase hex digits: no case change, no
+    whitespace, as the referee writes a commitment and a seed."""
+    return (
+        isinstance(text, str) and len(text) == digits and all(c in "0123456789abcdef" for c in text)
+    )
 
 
 def check_reveal(commitment_hex: str, seed_hex: str) -> bool:
     """True when ``seed_hex`` is a 32-byte seed whose SHA-256 is ``commitment_hex``.
 
-    Malformed input is a failed check rather than an exception, because a verifier reading a
-    tampered record wants a verdict, not a crash; `verify_commitment` says what was wrong.
+    For a person or a bot comparing two values it was shown (a commitment pasted from a log):
+    case and surrounding whitespace are ignored. Malformed input is a failed check rather than
+    an exception, because a verifier reading a tampered record wants a verdict, not a crash;
+    `verify_commitment`, which a record's check uses, takes both exactly as the referee writes
+    them and says what was wrong.
     """
-    expected = _normalised_commitment(commitment_hex)
-    if expected is None:
+    if not isinstance(commitment_hex, str) or not isinstance(seed_hex, str):
         return False
     try:
-        seed = MatchSeed.from_hex(seed_hex.strip())
+        verify_commitment(commitment_hex.strip().lower(), seed_hex.strip().lower())
     except DealingError:
         return False
-    # compare_digest keeps a verifier service from leaking, by its timing, how close a guess was.
-    return hmac.compare_digest(commitment(seed), expected)
+    return True
+
+
+def published_commitment(commitment_hex: str) -> str:
+    """``commitment_hex``, or a `DealingError` unless it is exactly what the referee writes: 64
+    lowercase hex digits, nothing around them."""
+    if not _lowercase_hex(commitment_hex, COMMITMENT_HEX_DIGITS):
+        raise DealingError(
+            f"a commitment is {COMMITMENT_HEX_DIGITS} lowercase hex digits (SHA-256, as the "
+            f"referee writes it), got {commitment_hex!r}"
+        )
+    return commitment_hex
+
+
+def revealed_seed(seed_hex: str) -> MatchSeed:
+    """The seed a record reveals, or a `DealingError` unless it is exactly what the referee
+    writes: 64 lowercase hex digits, nothing around them."""
+    if not _lowercase_hex(seed_hex, 2 * SEED_BYTES):
+        raise DealingError(
+            f"the revealed seed must be {2 * SEED_BYTES} lowercase hex digits (as the referee "
+            f"writes it), got {seed_hex!r}"
+        )
+    return MatchSeed.from_hex(seed_hex)
 
 
 def verify_commitment(commitment_hex: str, seed_hex: str) -> MatchSeed:
-    """The revealed seed, or a `DealingError` naming why it does not match the commitment."""
-    expected = _normalised_commitment(commitment_hex)
-    if expected is None:
-        raise DealingError(
-            f"a commitment is {COMMITMENT_HEX_DIGITS} hex digits (SHA-256), got {commitment_hex!r}"
-        )
-    try:
-        seed = MatchSeed.from_hex(seed_hex.strip())
-    except DealingError as exc:
-        raise DealingError(
-            f"the revealed seed must be {2 * SEED_BYTES} hex digits, got {seed_hex!r}"
-        ) from exc
+    """The revealed seed, or a `DealingError` naming why it does not match the commitment.
+
+    Both must be exactly what the referee writes: 64 lowercase hex digits, nothing around them
+    (a record is checked byte for byte, docs/DEALING.md); an upper-case or padded value is an
+    error, not a value compared after tidying."""
+    published_commitment(commitment_hex)
+    seed = revealed_seed(seed_hex)
     actual = commitment(seed)
-    if not hmac.compare_digest(actual, expected):
+    # compare_digest keeps a verifier service from leaking, by its timing, how close a guess was.
+    if not hmac.compare_digest(actual, commitment_hex):
         raise DealingError(
-            f"the revealed seed hashes to {actual}, not to the published commitment {expected}"
+            f"the revealed seed hashes to {actual}, not to the published commitment "
+            f"{commitment_hex}"
         )
     return seed

@@ -290,6 +290,13 @@ class MatchReport:
         }
 
 
+def duel_opener(game: int) -> int:
+    """The seat that opens game ``game`` of a two-bot match (`run_match`): 0, 0, 1, 1, 0, 0, …
+    With the seats swapped every game (``alternate``), each bot opens from each seat once in
+    every four games. `arena verify` checks a record's openers against this rule."""
+    return (game // 2) % 2
+
+
 async def run_match(
     a: str,
     b: str,
@@ -354,7 +361,7 @@ async def run_match(
                 [names[i] for i in order],
                 seed,
                 game_index=k,
-                first=(k // 2) % 2,
+                first=duel_opener(k),
                 rules=rules,
                 match_id=match_id,
                 deadline_ms=deadline_ms,

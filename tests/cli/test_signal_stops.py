@@ -1,0 +1,159 @@
+"""SIGTERM and SIGHUP stop an `arena` command as Ctrl-C does (records audit, H1): a match on a
+fresh seed still writes its record's reveal line and shows its seed, says it was interrupted in
+one line, and exits 128 + the signal. What `kill`, `timeout`, systemd, `docker stop` and CI
+send must not cost the only copy of the seed (SIGKILL cannot be caught: docs/DEALING.md).
+
+The commands run as subprocesses, as a user runs them; every wait is bounded only so that a
+broken build fails rather than hangs (ARENA_TEST_TIMEOUT_SCALE scales the bounds).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from arena.dealing import MatchSeed
+from arena.replay import check_record
+
+SCALE = float(os.environ.get("ARENA_TEST_TIMEOUT_SCALE", "1"))
+WAIT_S = 90.0 * SCALE
+
+# The child starts from a known state whatever the test runner passed down: a runner may start
+# tests with SIGINT ignored (a background job) or under nohup (SIGHUP ignored).
+START = (
+    "import signal; "
+    "signal.signal(signal.SIGINT, signal.{sigint}); "
+    "signal.signal(signal.SIGHUP, signal.SIG_DFL); "
+    "signal.signal(signal.SIGTERM, signal.SIG_DFL); "
+    "from arena.cli.main import main; main()"
+)
+MATCH = ["match", "mahjong", "--bots", "greedy,greedy,random,random", "--games", "384"]
+
+
+def start(tmp_path: Path, *args: str, sigint: str = "default_int_handler") -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", START.format(sigint=sigint), *args],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_until(condition: Callable[[], bool], process: subprocess.Popen[str], what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        if process.poll() is not None:
+            pytest.fail(f"the command ended before {what}: {process.communicate()}")
+        if time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"no {what} within {WAIT_S:.0f} s")
+        time.sleep(0.02)
+
+
+def a_game_finished(records: Path) -> Callable[[], bool]:
+    """Whether the match's record holds a finished game: the match is under way, inside
+    ``asyncio.run``, when the signal comes."""
+
+    def check() -> bool:
+        return any('"type":"result"' in path.read_text("utf-8") for path in records.glob("*.jsonl"))
+
+    return check
+
+
+def stop(process: subprocess.Popen[str], number: int) -> tuple[int, str]:
+    process.send_signal(number)
+    try:
+        _out, err = process.communicate(timeout=WAIT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail(f"signal {number} did not stop the command")
+    return process.returncode, err
+
+
+def assert_stopped_cleanly(code: int, err: str, number: int, records: Path) -> None:
+    """Exit 128 + the signal, one error line, the seed shown, the record revealed and
+    reported short by `arena verify`."""
+    assert code == 128 + number, err
+    assert "Traceback" not in err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith("error: interrupted"), err
+    (seed,) = re.findall(r"^seed: ([0-9a-f]{64})$", err, re.M)
+    (record,) = records.glob("*.jsonl")
+    lines = [json.loads(text) for text in record.read_text("utf-8").splitlines()]
+    assert lines[-1]["type"] == "reveal" and lines[-1]["seed"] == seed
+    assert lines[0]["seed_commitment"] == MatchSeed.from_hex(seed).commitment()
+    (match,) = check_record(record).matches
+    assert any(
+        p.startswith("the match announced 384 games, the record holds") for p in match.problems
+    )
+
+
+@pytest.mark.parametrize(
+    "number", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["TERM", "HUP", "INT"]
+)
+def test_a_signal_stops_a_match_as_ctrl_c_does(number: int, tmp_path: Path) -> None:
+    records = tmp_path / "records"
+    process = start(tmp_path, *MATCH, "--record", str(records))
+    wait_until(a_game_finished(records), process, "finished game")
+    code, err = stop(process, number)
+    assert_stopped_cleanly(code, err, number, records)
+
+
+def test_sigterm_stops_a_match_started_with_ctrl_c_ignored(tmp_path: Path) -> None:
+    # A background job of a script starts with SIGINT ignored; SIGTERM must still stop the
+    # match cleanly (the ignored Ctrl-C stays ignored).
+    records = tmp_path / "records"
+    process = start(tmp_path, *MATCH, "--record", str(records), sigint="SIG_IGN")
+    wait_until(a_game_finished(records), process, "finished game")
+    code, err = stop(process, signal.SIGTERM)
+    assert_stopped_cleanly(code, err, signal.SIGTERM, records)
+
+
+# A command with no interruption of its own to report (as `arena verify` on a long record): the
+# child adds one to the real command line, says when it runs, and waits.
+WAITING = """
+import signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+from arena.cli.main import app, main
+@app.command("wait-for-a-signal")
+def wait() -> None:
+    print("waiting", flush=True)
+    time.sleep(600)
+sys.argv = ["arena", "wait-for-a-signal"]
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    "number", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["TERM", "HUP", "INT"]
+)
+def test_any_command_stopped_by_a_signal_says_so_in_one_line(number: int, tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-c", WAITING],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], WAIT_S)
+    if not ready:
+        process.kill()
+        pytest.fail(f"the command did not start within {WAIT_S:.0f} s")
+    assert process.stdout.readline() == "waiting\n", process.communicate()
+    code, err = stop(process, number)
+    assert code == 128 + number, err
+    assert err.splitlines() == ["error: interrupted"], err

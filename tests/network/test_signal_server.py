@@ -1,0 +1,95 @@
+"""SIGTERM and SIGHUP on the network side (records audit, H1): `arena match --server` stopped by
+SIGTERM still writes its record's reveal line and shows its fresh seed, as Ctrl-C does; `arena
+serve` drains on SIGHUP as it does on SIGTERM and Ctrl-C (its bots are told bye), where SIGHUP
+used to kill it outright.
+
+Nothing here asserts on time: every wait is bounded only so that a broken build fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import signal
+from pathlib import Path
+
+from net_helpers import (
+    ARENA,
+    clients,
+    free_port,
+    running_server,
+    scaled,
+    server_process,
+    subprocess_env,
+    wait_until,
+    ws_url,
+)
+
+from arena.dealing import MatchSeed
+from arena.replay import check_record
+from bots.adapters import adapter_for
+from bots.client import Backoff, BotClient
+from bots.registry import make_bot
+
+
+async def test_sigterm_stops_a_server_match_as_ctrl_c_does(tmp_path: Path) -> None:
+    records = tmp_path / "records"
+
+    def a_game_finished() -> bool:
+        return any('"type":"result"' in path.read_text("utf-8") for path in records.glob("*.jsonl"))
+
+    async with running_server() as server:
+        url = ws_url(server)
+        bots = {f"g{k}": make_bot("mahjong", "greedy", name=f"g{k}") for k in range(1, 5)}
+        async with clients(url, "mahjong", bots):
+            process = await asyncio.create_subprocess_exec(
+                ARENA,
+                *("match", "mahjong", "--server", url, "--bots", "g1,g2,g3,g4"),
+                *("--games", "384", "--record", str(records)),
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=subprocess_env(),
+            )
+            try:
+                await wait_until(a_game_finished, "a finished game", seconds=90)
+            except BaseException:
+                process.kill()
+                raise
+            process.send_signal(signal.SIGTERM)
+            _out, raw = await asyncio.wait_for(process.communicate(), timeout=scaled(90))
+    err = raw.decode()
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith("error: interrupted"), err
+    (seed,) = re.findall(r"^seed: ([0-9a-f]{64})$", err, re.M)
+    (record,) = records.glob("*.jsonl")
+    lines = [json.loads(text) for text in record.read_text("utf-8").splitlines()]
+    assert lines[-1]["type"] == "reveal" and lines[-1]["seed"] == seed
+    assert lines[0]["seed_commitment"] == MatchSeed.from_hex(seed).commitment()
+    (match,) = check_record(record).matches
+    short = "the match announced 384 games, the record holds"
+    assert any(problem.startswith(short) for problem in match.problems), match.problems
+
+
+async def test_serve_drains_on_sighup_as_on_sigterm() -> None:
+    port = free_port()
+    async with server_process(port) as process:
+        url = f"ws://127.0.0.1:{port}"
+        client = BotClient(
+            {"liars_dice": make_bot("liars_dice", "random-guess")},
+            name="hup",
+            adapter_factory=lambda: adapter_for(url, "hup"),
+            backoff=Backoff(first_s=0.05, most_s=0.5),
+        )
+        runner = asyncio.create_task(client.run())
+        try:
+            await wait_until(client.welcomed.is_set, "the bot's welcome")
+            process.send_signal(signal.SIGHUP)
+            async with asyncio.timeout(scaled(60)):
+                reason = await runner
+                assert await process.wait() == 0
+        finally:
+            runner.cancel()
+    assert "shutting down" in reason
