@@ -1,23 +1,74 @@
-"""Pools of worker processes, shared by the league runner and the gauntlet."""
+"""Pools of worker processes, shared by the league runner and the gauntlet.
+
+A worker never outlives the process that started it: on Linux the kernel kills it when its
+parent dies (``PR_SET_PDEATHSIG``), even when the parent is killed with SIGKILL; elsewhere (and
+as a second guard) a thread of the worker watches its parent and ends the worker when the parent
+is gone. Ctrl-C is the parent's to handle: a worker ignores it, from the moment it is spawned.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import multiprocessing
+import multiprocessing.connection
+import os
 import signal
-from collections.abc import Callable, Sequence
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+_PR_SET_PDEATHSIG = 1
+"""prctl(2) option: the signal this process gets when the thread that made it ends."""
+
+ORPHAN_EXIT = 1
+"""A worker's exit status when it stops because its parent is gone."""
+
 
 def ignore_interrupts() -> None:
     """Run at a worker's start: Ctrl-C is the parent's to handle (it stops the workers at once),
-    so a worker does not also die on it mid-task and print a traceback."""
+    so a worker does not also die on it mid-task and print a traceback. The worker was spawned
+    with SIGINT blocked (`_interrupts_held`), so a Ctrl-C while it started (importing) waited;
+    ignoring SIGINT discards it, and the worker's own children start with it unblocked."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    # pool.terminate() stops a worker with SIGTERM: its default action, whatever the modules
+    # the worker imported (the parent's main module among them) set.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def die_with_parent() -> None:
+    """Run at a worker's start: end this process when its parent ends, however the parent ends
+    (SIGKILL too), rather than play on for a league nobody stores, and write into a pipe nobody
+    reads (a BrokenPipeError traceback). Linux: the kernel sends SIGKILL (``prctl``); anywhere:
+    a daemon thread waits on the parent's sentinel and exits the process."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    sentinel = parent.sentinel
+    if sentinel is None:  # pragma: no cover - every spawned process has one
+        return
+
+    def watch() -> None:
+        # Readable when the parent is gone (its end of the pipe closed): also when it died
+        # before prctl above took effect.
+        multiprocessing.connection.wait([sentinel])
+        os._exit(ORPHAN_EXIT)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _start_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
     ignore_interrupts()
+    die_with_parent()
     if initializer is not None:
         initializer(*initargs)
 
@@ -25,6 +76,28 @@ def _start_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, 
 def spawn_context() -> Any:
     """spawn, not fork: the parent may run a progress thread, and a forked lock could be held."""
     return multiprocessing.get_context("spawn")
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT blocked in this thread while it spawns workers: a blocked signal stays blocked
+    across fork and exec, so a Ctrl-C while a worker starts (a second or so of imports, when it
+    cannot yet ignore it) waits instead of killing it mid-import with a traceback; the worker
+    then discards it (`ignore_interrupts`). Here a Ctrl-C that came meanwhile is delivered
+    when the block ends. (Where signal masks do not exist, nothing is held.)"""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    # The pool's locks need multiprocessing's resource tracker: started while SIGINT is
+    # blocked, it would unblock SIGINT when it is up (its own start blocks, then unblocks, it).
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def run_in_processes(
@@ -40,9 +113,12 @@ def run_in_processes(
     """``function(*args)`` for every ``args`` of ``calls`` in ``jobs`` spawned worker processes;
     the results in the order of ``calls``. ``on_done`` hears of each result as it comes (a
     worker's exception is raised then); ``wait(seconds)`` is how the parent waits between looks
-    (default: on the oldest call). Ctrl-C or a failure stops every worker at once."""
-    pool = spawn_context().Pool(jobs, _start_worker, (initializer, initargs))
+    (default: on the oldest call). Ctrl-C or a failure stops every worker at once; a worker
+    never outlives this process (`die_with_parent`)."""
+    pool = None
     try:
+        with _interrupts_held():
+            pool = spawn_context().Pool(jobs, _start_worker, (initializer, initargs))
         results = [pool.apply_async(function, args) for args in calls]
         waiting = list(results)
         while waiting:
@@ -58,6 +134,7 @@ def run_in_processes(
         pool.close()
         pool.join()
     except BaseException:
-        pool.terminate()
+        if pool is not None:
+            pool.terminate()
         raise
     return [result.get() for result in results]

@@ -1,9 +1,11 @@
 """SQLite results: every league, every match it played and every game's scores.
 
 One file holds any number of leagues. A league is identified by its name and the fingerprint of
-its config (`LeagueConfig.fingerprint`): running the same config again resumes it, skipping the
-matches already stored; a changed config is a new league. A match is written in one transaction
-when it finishes, so an interrupted league loses at most the matches still being played.
+its config (`LeagueConfig.fingerprint`; a league stored under one of its ``aliases``, what an
+earlier release fingerprinted it as, is taken over): running the same config again resumes it,
+skipping the matches already stored; a changed config is a new league. A match is written in one
+transaction when it finishes (a restart's replaces the stored one in that same transaction), so
+an interrupted league loses at most the matches still being played.
 
 Schema (``PRAGMA user_version = 1``)::
 
@@ -34,7 +36,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -103,6 +105,16 @@ class StoreError(ArenaError):
     schema, unwritable, locked too long)."""
 
 
+class ReadOnlyStoreError(StoreError):
+    """A write to a results file this process may only read (the file, or its directory, is
+    read-only): reading it (``read_only``) works."""
+
+
+_READONLY_DIRECTORY = 1544
+"""SQLITE_READONLY_DIRECTORY (SQLITE_READONLY | 6 << 8): a WAL file's -shm cannot be made in
+its directory. The sqlite3 module names it from Python 3.11 on, not as a constant."""
+
+
 @dataclass(frozen=True, slots=True)
 class StoredLeague:
     id: int
@@ -136,6 +148,16 @@ def _columns() -> dict[str, tuple[str, ...]]:
         }
     finally:
         db.close()
+
+
+def _no_shm_here(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` says SQLite cannot make a WAL file's -shm beside it: SQLITE_CANTOPEN
+    from some SQLite versions, SQLITE_READONLY_DIRECTORY from others (3.40: "attempt to write
+    a readonly database", though nothing was written)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return False
+    return code & 0xFF == sqlite3.SQLITE_CANTOPEN or code == _READONLY_DIRECTORY
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
@@ -207,8 +229,7 @@ class ResultStore:
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except sqlite3.Error as exc:
             wal = self.path.with_name(self.path.name + "-wal")
-            code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
-            if code != sqlite3.SQLITE_CANTOPEN or wal.exists():
+            if not _no_shm_here(exc) or wal.exists():
                 return db  # the reads that follow wait for the lock or report the failure
             # A WAL file in a directory this process cannot write to: SQLite cannot make the
             # -shm file it reads through. Without a -wal file no writer is at work (nor could one
@@ -331,7 +352,10 @@ class ResultStore:
                 return self._once(op, begin)
             except sqlite3.OperationalError as exc:
                 if not _busy(exc):
-                    raise StoreError(f"{self.path}: cannot {what}: {self._why(exc)}") from None
+                    error = StoreError
+                    if getattr(exc, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_READONLY:
+                        error = ReadOnlyStoreError
+                    raise error(f"{self.path}: cannot {what}: {self._why(exc)}") from None
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise StoreError(
@@ -371,11 +395,28 @@ class ResultStore:
     # -- leagues ------------------------------------------------------------------------------
 
     def open_league(
-        self, name: str, game: str, seed: str, fingerprint: str, config: dict[str, Any]
+        self,
+        name: str,
+        game: str,
+        seed: str,
+        fingerprint: str,
+        config: dict[str, Any],
+        *,
+        aliases: Sequence[str] = (),
     ) -> StoredLeague:
-        """The stored league of that name and fingerprint, created if new."""
+        """The stored league of that name and fingerprint, created if new. A league stored
+        under one of ``aliases`` (what an earlier release fingerprinted the same league as) is
+        that league: it takes the fingerprint and is resumed."""
 
         def insert() -> StoredLeague:
+            if self._find_league(name, fingerprint) is None:
+                for alias in aliases:
+                    old = self._find_league(name, alias)
+                    if old is not None:
+                        self._db.execute(
+                            "UPDATE leagues SET fingerprint = ? WHERE id = ?", (fingerprint, old.id)
+                        )
+                        break
             self._db.execute(
                 "INSERT OR IGNORE INTO leagues (name, game, seed, fingerprint, config, created) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -387,10 +428,20 @@ class ResultStore:
 
         return self._write(f"start league {name!r}", insert)
 
-    def league(self, name: str, fingerprint: str | None = None) -> StoredLeague | None:
-        """The league of that name and fingerprint; without a fingerprint the latest of that
-        name."""
-        return self._read(f"read league {name!r}", lambda: self._find_league(name, fingerprint))
+    def league(
+        self, name: str, fingerprint: str | None = None, *, aliases: Sequence[str] = ()
+    ) -> StoredLeague | None:
+        """The league of that name and fingerprint (else of the first of ``aliases`` stored,
+        see `open_league`); without a fingerprint the latest of that name."""
+
+        def find() -> StoredLeague | None:
+            for each in (fingerprint, *aliases) if fingerprint is not None else (None,):
+                found = self._find_league(name, each)
+                if found is not None:
+                    return found
+            return None
+
+        return self._read(f"read league {name!r}", find)
 
     def _find_league(self, name: str, fingerprint: str | None) -> StoredLeague | None:
         query = f"SELECT {_LEAGUE_COLUMNS} FROM leagues WHERE name = ?"
@@ -417,24 +468,37 @@ class ResultStore:
 
         self._write(f"clear league {league.name!r}", clear)
 
-    def mark_finished(self, league: StoredLeague) -> None:
-        """Record when the league's last match was stored (kept on later resumes)."""
+    def mark_finished(self, league: StoredLeague, *, again: bool = False) -> None:
+        """Record when the league's last match was stored (kept on later resumes; with
+        ``again``, a restart that played every match again, replaced)."""
+        keep = "" if again else " AND finished IS NULL"
         self._write(
             f"mark league {league.name!r} finished",
             lambda: self._db.execute(
-                "UPDATE leagues SET finished = ? WHERE id = ? AND finished IS NULL",
-                (_now(), league.id),
+                f"UPDATE leagues SET finished = ? WHERE id = ?{keep}", (_now(), league.id)
             ),
         )
 
     # -- matches ------------------------------------------------------------------------------
 
-    def save_match(self, league: StoredLeague, outcome: MatchOutcome) -> bool:
+    def save_match(
+        self, league: StoredLeague, outcome: MatchOutcome, *, replace: bool = False
+    ) -> bool:
         """Store a finished match and its games in one transaction; `False` when the match is
-        already stored (another run of the same league got there first) and nothing changed."""
+        already stored (another run of the same league got there first) and nothing changed.
+        With ``replace`` (a restart) a stored match of the same key is replaced, in the same
+        transaction: the league never holds the match less than once."""
         plan = outcome.plan
 
         def insert() -> bool:
+            if replace:
+                old = "SELECT id FROM matches WHERE league_id = ? AND key = ?"
+                self._db.execute(
+                    f"DELETE FROM games WHERE match_id IN ({old})", (league.id, plan.key)
+                )
+                self._db.execute(
+                    "DELETE FROM matches WHERE league_id = ? AND key = ?", (league.id, plan.key)
+                )
             try:
                 cursor = self._db.execute(
                     "INSERT INTO matches (league_id, idx, key, bots, seed, summary, penalties, "

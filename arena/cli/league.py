@@ -28,7 +28,7 @@ from arena.leagues.runner import (
     run_league,
 )
 from arena.leagues.standings import MatchLine, Standing, match_lines, standings
-from arena.store import ResultStore
+from arena.store import ReadOnlyStoreError, ResultStore
 
 out = output_console()
 err = output_console(stderr=True)
@@ -221,12 +221,16 @@ def league(
                     # Show what was stored, then say what could not be played.
                     incomplete, run = exc, exc.run
             if run is None:
-                stored = store.league(config.name, config.fingerprint())
+                stored = store.league(
+                    config.name, config.fingerprint(), aliases=config.fingerprint_aliases()
+                )
                 if stored is None:
                     fail(f"league {config.name!r} with this config has no results in {db}")
                 run = LeagueRun(
                     config, stored, plan_matches(config), store.matches(stored), 0, 0, 0.0
                 )
+    except ReadOnlyStoreError as exc:
+        fail(_read_only(config, db, exc))
     except ArenaError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
@@ -238,6 +242,28 @@ def league(
         _report(config, run, db)
     if incomplete is not None:
         fail(str(incomplete))
+
+
+def _read_only(config: LeagueConfig, db: Path, exc: ReadOnlyStoreError) -> str:
+    """What to say when the league cannot store into ``db`` (a read-only file or directory):
+    that ``--show`` reads it, and whether the league is complete there anyway."""
+    try:
+        with ResultStore(db, read_only=True) as store:
+            stored = store.league(
+                config.name, config.fingerprint(), aliases=config.fingerprint_aliases()
+            )
+            keys = set() if stored is None else store.stored_keys(stored)
+    except ArenaError:
+        keys = set()
+    if keys and {plan.key for plan in plan_matches(config)} <= keys:
+        return (
+            f"league {config.name!r} is complete in {db}, which this process cannot write "
+            "(a read-only file or directory): use --show to print its standings"
+        )
+    return (
+        f"{exc}; the file or its directory is read-only to this process: --show prints what "
+        "it holds without writing"
+    )
 
 
 def _report(config: LeagueConfig, run: LeagueRun, db: Path) -> None:

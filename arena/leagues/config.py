@@ -3,19 +3,34 @@
 A league names a game, the bots that play it (a strategy and its config each) and how many games
 every match holds. Every error names the file and the key, and every bot is built once while the
 config loads, so a bad strategy or option stops the league before its first game.
+
+The files a config names (bot configs, a ruleset) are read once, when it loads: the config keeps
+what they said (`LeagueContents`), its fingerprint is of that, and every match plays from it, in
+this process or a worker (it is pickled with the config), never from the paths again, so a file
+edited while a league runs changes nothing in it.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from arena.errors import ArenaError
 from arena.matches.bot_seeds import UNSEEDED
@@ -57,6 +72,35 @@ _SECRET_SEED = re.compile(r"[0-9a-fA-F]{64}")
 
 class LeagueConfigError(ArenaError):
     """A league config that cannot be played; the text names the file and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueContents:
+    """What the files of a league config said when it loaded: every bot's strategy and config
+    (its config file's keys, then its inline options) and the game's rules. The fingerprint is
+    of these, and the matches play from these."""
+
+    bots: dict[str, tuple[str, dict[str, Any]]]
+    """Bot name → (strategy, config)."""
+    rules: MahjongRules | LiarsDiceRules | BullsCowsLeagueRules
+
+    def rules_mapping(self) -> dict[str, Any]:
+        if isinstance(self.rules, BullsCowsLeagueRules):
+            return self.rules.model_dump()
+        return self.rules.to_mapping()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bots": {
+                name: {"strategy": strategy, "options": options}
+                for name, (strategy, options) in self.bots.items()
+            },
+            "rules": self.rules_mapping(),
+        }
+
+
+_CONTENT_KEYS = frozenset({"game", "bots", "ruleset", "rules"})
+"""The keys whose change makes a config read its files again (`LeagueConfig.with_overrides`)."""
 
 
 class LeagueBot(BaseModel):
@@ -108,6 +152,8 @@ class LeagueConfig(BaseModel):
     records: Path | None = None
     """A directory for the JSONL game records (`arena replay`, `arena verify`); none by default."""
     source: Path | None = Field(default=None, exclude=True)
+    _contents: LeagueContents | None = PrivateAttr(default=None)
+    """What the files said when the config loaded (`contents`)."""
 
     @field_validator("bots")
     @classmethod
@@ -195,21 +241,59 @@ class LeagueConfig(BaseModel):
                 return bot
         raise KeyError(name)
 
+    @property
+    def contents(self) -> LeagueContents:
+        """What the config's files (bot configs, ruleset) said when it loaded: read once (by
+        `load_league`, or here at the first use of a config built otherwise), then kept."""
+        if self._contents is None:
+            self._contents = _read_contents(self)
+        return self._contents
+
+    def bot_options(self, name: str) -> tuple[str, dict[str, Any]]:
+        """(strategy, config) of bot ``name`` as its files said when the config loaded (a copy:
+        the caller may change it)."""
+        strategy, options = self.contents.bots[name]
+        return strategy, copy.deepcopy(options)
+
     def fingerprint(self) -> str:
         """SHA-256 of what decides the games, not of how they are run (jobs, server, records,
         start timeout): a stored league with the same name and fingerprint is resumed, any
-        change starts a new one."""
+        change starts a new one. A key given its documented default (``games``, ``seed``,
+        ``rules``, ``layout``) counts as left out, so writing a default out changes nothing."""
+        return self._fingerprint(normalised=True)
+
+    def fingerprint_aliases(self) -> list[str]:
+        """The fingerprints this league was stored under by earlier releases, which hashed a
+        default written out as a key of its own (`fingerprint`): a league stored then is this
+        league, and resumes."""
+        legacy = self._fingerprint(normalised=False)
+        return [] if legacy == self.fingerprint() else [legacy]
+
+    def _fingerprint(self, *, normalised: bool) -> str:
         data = self.model_dump(
             mode="json", exclude={"jobs", "server", "records", "start_timeout_s", "bots"}
         )
+        if normalised:
+            # Left out or written out, a default is the same league (and leagues stored before
+            # this normalisation, from configs that left the defaults out, keep their
+            # fingerprint: theirs were None already).
+            if self.games == DEFAULT_GAMES[self.game]:
+                data["games"] = None
+            if self.seed == self.name:
+                data["seed"] = None
+            if self.rules == BullsCowsLeagueRules():
+                data["rules"] = None
+            if self.layout == "ab":  # the default in-process; a server refuses it
+                data["layout"] = None
         if self.bank_ms is None:
             del data["bank_ms"]  # leagues stored before the key existed keep their fingerprint
         if self.secret_seed:
             # Its match seeds were once the league seed plus the bots: a league stored then is
             # another league (other games), never resumed as this one.
             data["match_seeds"] = "derived"
-        # What the files say, not their paths: an edited bot config or ruleset is a new league.
-        data["bots"] = [[entry.name, *bot_options(entry)] for entry in self.bots]
+        # What the files said, not their paths: an edited bot config or ruleset is a new league.
+        contents = self.contents
+        data["bots"] = [[entry.name, *contents.bots[entry.name]] for entry in self.bots]
         if self.game == "mahjong" and any(
             strategy in known_strategies("mahjong") and ("mahjong", strategy) not in UNSEEDED
             for _name, strategy, _options in data["bots"]
@@ -218,15 +302,14 @@ class LeagueConfig(BaseModel):
             # played other games, so it is another league, never resumed as this one. (On a
             # server the names are connected bots, which seed themselves: nothing changed.)
             data["bot_seeds"] = "derived"
-        rules = self.load_rules()
-        data["ruleset"] = rules if isinstance(rules, dict) else rules.to_mapping()
+        data["ruleset"] = contents.rules_mapping()
         text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def load_rules(self) -> MahjongRules | LiarsDiceRules | dict[str, Any]:
-        """The game's rules object (mahjong, liar's dice) or the 1A2B rules mapping; raises
-        `ArenaError` for a bad ruleset. A caller that knows the game takes `mahjong_rules`,
-        `dice_rules` or `bulls_cows_rules` instead, which keep the type."""
+        """The game's rules object (mahjong, liar's dice) or the 1A2B rules mapping, as the
+        config loaded them. A caller that knows the game takes `mahjong_rules`, `dice_rules` or
+        `bulls_cows_rules` instead, which keep the type."""
         if self.game == "mahjong":
             return self.mahjong_rules()
         if self.game == "liars-dice":
@@ -234,39 +317,51 @@ class LeagueConfig(BaseModel):
         return self.bulls_cows_rules().model_dump()
 
     def mahjong_rules(self) -> MahjongRules:
-        """The ruleset of a mahjong league (default: the competition rules)."""
-        self._check_game("mahjong")
-        from arena.games.mahjong.rules import load_ruleset as load_mahjong
+        """The ruleset of a mahjong league (default: the competition rules), as loaded."""
+        from arena.games.mahjong.rules import MahjongRules
 
-        return load_mahjong(self.ruleset or "competition")
+        return self._rules("mahjong", MahjongRules)
 
     def dice_rules(self) -> LiarsDiceRules:
-        """The ruleset of a liar's dice league: two players, as every league match is a duel."""
-        self._check_game("liars-dice")
+        """The ruleset of a liar's dice league (two players), as loaded."""
         from arena.games.liars_dice.rules import LiarsDiceRules
-        from arena.games.liars_dice.rules import load_ruleset as load_dice
 
-        dice = load_dice(self.ruleset) if self.ruleset else LiarsDiceRules()
-        if dice.players != 2:
-            raise LeagueConfigError(f"a league match seats two bots; players = {dice.players}")
-        return dice
+        return self._rules("liars-dice", LiarsDiceRules)
 
     def bulls_cows_rules(self) -> BullsCowsLeagueRules:
         """The rules of a 1A2B league, the code space checked."""
-        self._check_game("bulls-cows")
+        return self._rules("bulls-cows", BullsCowsLeagueRules)
+
+    def _rules(self, game: LeagueGame, kind: type[_R]) -> _R:
+        if self.game != game:
+            # A caller's slip would otherwise play the wrong rules silently.
+            raise ValueError(f"a {self.game} league has no {game} rules")
+        rules = self.contents.rules
+        assert isinstance(rules, kind)
+        return rules
+
+    def _read_rules(self) -> MahjongRules | LiarsDiceRules | BullsCowsLeagueRules:
+        """Read the game's rules from the ruleset file (or the defaults); raises `ArenaError`
+        for a bad ruleset."""
+        if self.ruleset is not None:
+            self._no_time_table()
+        if self.game == "mahjong":
+            from arena.games.mahjong.rules import load_ruleset as load_mahjong
+
+            return load_mahjong(self.ruleset or "competition")
+        if self.game == "liars-dice":
+            from arena.games.liars_dice.rules import LiarsDiceRules
+            from arena.games.liars_dice.rules import load_ruleset as load_dice
+
+            dice = load_dice(self.ruleset) if self.ruleset else LiarsDiceRules()
+            if dice.players != 2:
+                raise LeagueConfigError(f"a league match seats two bots; players = {dice.players}")
+            return dice
         from arena.games.bulls_cows.codes import check_space
 
         rules = self.rules or BullsCowsLeagueRules()
         check_space(rules.digits, rules.alphabet)
         return rules
-
-    def _check_game(self, game: LeagueGame) -> None:
-        """Refuse another game's rules (a caller's slip would otherwise read the wrong default
-        ruleset silently), then the ruleset's ``[time]`` table."""
-        if self.game != game:
-            raise ValueError(f"a {self.game} league has no {game} rules")
-        if self.ruleset is not None:
-            self._no_time_table()
 
     def _no_time_table(self) -> None:
         """A league's time controls are its own keys; a ruleset's ``[time]`` table (read by
@@ -284,10 +379,24 @@ class LeagueConfig(BaseModel):
             )
 
     def with_overrides(self, **changes: Any) -> LeagueConfig:
-        """A copy with some keys replaced (CLI options), checked again."""
+        """A copy with some keys replaced (CLI options), checked again. It keeps what the files
+        said when this config loaded, unless a change names other files or another game."""
+        given = {key: value for key, value in changes.items() if value is not None}
         data = self.model_dump()
-        data.update({key: value for key, value in changes.items() if value is not None})
-        return _validate(data, self.source)
+        data.update(given)
+        kept = None if _CONTENT_KEYS & given.keys() else self._contents
+        return _validate(data, self.source, kept)
+
+
+_R = TypeVar("_R", bound="MahjongRules | LiarsDiceRules | BullsCowsLeagueRules")
+
+
+def _read_contents(config: LeagueConfig) -> LeagueContents:
+    """Read what ``config``'s files say (`LeagueContents`); raises `ArenaError` naming the file
+    that cannot be used."""
+    return LeagueContents(
+        {entry.name: bot_options(entry) for entry in config.bots}, config._read_rules()
+    )
 
 
 def bot_options(entry: LeagueBot) -> tuple[str, dict[str, Any]]:
@@ -351,7 +460,11 @@ def _bot_error(game: str, entry: LeagueBot, where: str, error: Exception) -> str
     return f"{where}: bot {entry.name!r}: {error}"
 
 
-def _validate(data: Mapping[str, Any], source: Path | None) -> LeagueConfig:
+def _validate(
+    data: Mapping[str, Any], source: Path | None, contents: LeagueContents | None = None
+) -> LeagueConfig:
+    """Check ``data`` and read the files it names, or take ``contents`` for them (what they
+    said when an earlier copy of this config loaded)."""
     where = str(source) if source is not None else "league config"
     try:
         config = LeagueConfig.model_validate({**data, "source": source})
@@ -362,17 +475,24 @@ def _validate(data: Mapping[str, Any], source: Path | None) -> LeagueConfig:
             for error in exc.errors()
         )
         raise LeagueConfigError(f"{where}: {problems}") from None
-    try:
-        config.load_rules()
-    except ArenaError as exc:
-        raise LeagueConfigError(f"{where}: {exc}") from None
-    if config.server is None:
+    if contents is None:
+        try:
+            rules = config._read_rules()
+        except ArenaError as exc:
+            raise LeagueConfigError(f"{where}: {exc}") from None
+        bots = {}
         for entry in config.bots:
             try:
-                strategy, options = bot_options(entry)
-                bot = make_bot(config.engine_game, strategy, options, name=entry.name)
+                bots[entry.name] = bot_options(entry)
             except LeagueConfigError as exc:
                 raise LeagueConfigError(f"{where}: {exc}") from None
+        contents = LeagueContents(bots, rules)
+    config._contents = contents
+    if config.server is None:
+        for entry in config.bots:
+            strategy, options = config.bot_options(entry.name)
+            try:
+                bot = make_bot(config.engine_game, strategy, options, name=entry.name)
             except _BOT_ERRORS as exc:
                 message = _bot_error(config.engine_game, entry, where, exc)
                 raise LeagueConfigError(message) from None

@@ -40,3 +40,6 @@ class MatchOutcome:
     seconds: float
     record: str | None = None
     penalties: dict[str, int] = field(default_factory=dict)
+    partial_record: str | None = None
+    """While a match played in a worker process waits to be stored: the partial record that
+    becomes ``record`` then (`arena.leagues.play.finish_record`); never stored."""

@@ -19,13 +19,14 @@ import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
-from arena.leagues.config import LeagueConfig, bot_options
+from arena.leagues.config import LeagueConfig
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 from arena.matches.bot_seeds import seeded_options
 from arena.records import JsonlRecorder
@@ -56,16 +57,19 @@ FINGERPRINT_CHARS = 8
 one name (a changed config) never share a file, short enough to read."""
 
 
-def record_path(config: LeagueConfig, records: Path, plan: MatchPlan) -> Path:
+def record_path(
+    config: LeagueConfig, records: Path, plan: MatchPlan, fingerprint: str | None = None
+) -> Path:
     """The JSONL record of ``plan`` in ``records``:
     ``<league>-<fingerprint[:8]>-<match index>-<bots>.jsonl``.
 
     The fingerprint, not the league's id in the results file: it is the same for the same league
     in any results file, and differs for a changed config (a new league), so a new league never
     writes over the records of an old one, even when the two share a records directory but not a
-    results file."""
-    fingerprint = config.fingerprint()[:FINGERPRINT_CHARS]
-    stem = f"{config.name}-{fingerprint}-{plan.index:03d}-{'-'.join(plan.bots)}"
+    results file. ``fingerprint``: the config's, when the caller has it already (a caller naming
+    the records of every match need not hash the config for each)."""
+    prefix = (fingerprint or config.fingerprint())[:FINGERPRINT_CHARS]
+    stem = f"{config.name}-{prefix}-{plan.index:03d}-{'-'.join(plan.bots)}"
     return records / f"{_SAFE.sub('_', stem)}.jsonl"
 
 
@@ -144,6 +148,17 @@ def discard_partial_record(config: LeagueConfig, plan: MatchPlan) -> None:
     _remove_stale_parts(record_path(config, config.records, plan), own=True)
 
 
+def discard_stale_records(config: LeagueConfig, plans: Sequence[MatchPlan]) -> None:
+    """Remove the partial records of ``plans`` left by processes that are gone (a worker
+    killed with its parent, which could not remove its own): none of them is a stored match's
+    record, since a match is stored only once its record is complete."""
+    if config.records is None or not config.records.is_dir():
+        return
+    fingerprint = config.fingerprint()
+    for plan in plans:
+        _remove_stale_parts(record_path(config, config.records, plan, fingerprint), own=False)
+
+
 def _cannot_write(file: Path, exc: OSError) -> RecordWriteError:
     return RecordWriteError(f"cannot write the match record {file}: {exc.strerror or exc}")
 
@@ -172,20 +187,9 @@ class _MatchRecorder(JsonlRecorder):
             raise _cannot_write(self.path, exc) from exc
 
 
-@contextmanager
-def _finished_file(path: Path) -> Iterator[Path]:
-    """Where to write ``path``: a partial record of this process beside it (`_part`), moved
-    onto ``path`` only when the match finishes. An interrupted or failed match leaves the
-    stored match's complete record (if any) as it was and removes its own partial one. Another
-    run that finished the same match first is replaced by this one's record: the same seed
-    gives the same games, and the move is atomic, so a reader sees one complete record."""
-    _remove_stale_parts(path, own=False)
-    part = _part(path)
-    try:
-        yield part
-    except BaseException:
-        _remove_part(part)
-        raise
+def _move_into_place(part: Path, path: Path) -> None:
+    """Make the partial record ``part`` the record ``path`` (atomic: a reader sees the old
+    complete record or the new one); on failure the partial record is removed."""
     try:
         part.replace(path)
     except OSError as exc:
@@ -194,14 +198,40 @@ def _finished_file(path: Path) -> Iterator[Path]:
 
 
 @contextmanager
-def _recording(
-    config: LeagueConfig, plan: MatchPlan
-) -> Iterator[tuple[JsonlRecorder | None, str | None]]:
-    """The match's JSONL recorder and final file (`record_path`, absolute: ``matches.record``
-    must name it from any working directory) when the league keeps records, else
-    ``(None, None)``."""
+def _finished_file(path: Path, *, finish: bool) -> Iterator[Path]:
+    """Where to write ``path``: a partial record of this process beside it (`_part`), moved
+    onto ``path`` when the match finishes (with ``finish``; else the caller moves it, see
+    `finish_record`). An interrupted or failed match leaves the stored match's complete record
+    (if any) as it was and removes its own partial one. Another run that finished the same
+    match first is replaced by this one's record: the same seed gives the same games, and the
+    move is atomic, so a reader sees one complete record."""
+    _remove_stale_parts(path, own=False)
+    part = _part(path)
+    try:
+        yield part
+    except BaseException:
+        _remove_part(part)
+        raise
+    if finish:
+        _move_into_place(part, path)
+
+
+@dataclass(slots=True)
+class _Record:
+    """A match's recorder, its record file (absolute: ``matches.record`` must name it from any
+    working directory) and the partial record written until the match finishes; all `None`
+    when the league keeps no records."""
+
+    recorder: JsonlRecorder | None = None
+    path: str | None = None
+    part: str | None = None
+
+
+@contextmanager
+def _recording(config: LeagueConfig, plan: MatchPlan, *, finish: bool) -> Iterator[_Record]:
+    """The match's record (`_Record`) when the league keeps records (`record_path`)."""
     if config.records is None:
-        yield None, None
+        yield _Record()
         return
     try:
         config.records.mkdir(parents=True, exist_ok=True)
@@ -210,10 +240,10 @@ def _recording(
             f"cannot make the records directory {config.records}: {exc.strerror or exc}"
         ) from exc
     path = record_path(config, config.records, plan).resolve()
-    with _finished_file(path) as part:
+    with _finished_file(path, finish=finish) as part:
         recorder = _MatchRecorder(part)
         try:
-            yield recorder, str(path)
+            yield _Record(recorder, str(path), str(part))
         except BaseException:
             # What stopped the match (Ctrl-C, the first failed write) is what to report.
             with contextlib.suppress(RecordWriteError):
@@ -222,22 +252,39 @@ def _recording(
         recorder.close()
 
 
+def finish_record(outcome: MatchOutcome) -> None:
+    """Move the complete record of a match played with ``finish=False`` (`play_league_match`)
+    into place: the process that stores the match does it, just before it stores it, so a
+    worker whose league has stopped (its parent gone) never leaves a complete record of a match
+    the results file does not hold. Raises `RecordWriteError` naming the file."""
+    if outcome.partial_record is None or outcome.record is None:
+        return
+    _move_into_place(Path(outcome.partial_record), Path(outcome.record))
+    outcome.partial_record = None
+
+
 async def play_league_match(
     config: LeagueConfig,
     plan: MatchPlan,
     *,
     progress: Progress | None = None,
     seats: Sequence[Seat] | None = None,
+    finish: bool = True,
 ) -> MatchOutcome:
-    """Play ``plan``: with in-process bots built from the config, or on the given ``seats``
-    (bots on a server, in ``plan.bots`` order)."""
+    """Play ``plan``: with in-process bots built from the config (as its files said when it
+    loaded, `LeagueConfig.contents`), or on the given ``seats`` (bots on a server, in
+    ``plan.bots`` order). Without ``finish`` the match's record stays a partial record
+    (``outcome.partial_record``) for the storing process to move into place (`finish_record`)."""
     started = time.perf_counter()
-    if config.game == "mahjong":
-        outcome = await _mahjong(config, plan, progress, seats)
-    elif config.game == "liars-dice":
-        outcome = await _liars_dice(config, plan, progress, seats)
-    else:
-        outcome = await _bulls_cows(config, plan, progress, seats)
+    with _recording(config, plan, finish=finish) as record:
+        if config.game == "mahjong":
+            outcome = await _mahjong(config, plan, progress, seats, record.recorder)
+        elif config.game == "liars-dice":
+            outcome = await _liars_dice(config, plan, progress, seats, record.recorder)
+        else:
+            outcome = await _bulls_cows(config, plan, progress, seats, record.recorder)
+    outcome.record = record.path
+    outcome.partial_record = None if finish else record.part
     outcome.seconds = time.perf_counter() - started
     return outcome
 
@@ -248,7 +295,11 @@ def _time_bank(config: LeagueConfig) -> TimeBank | None:
 
 
 async def _mahjong(
-    config: LeagueConfig, plan: MatchPlan, progress: Progress | None, seats: Sequence[Seat] | None
+    config: LeagueConfig,
+    plan: MatchPlan,
+    progress: Progress | None,
+    seats: Sequence[Seat] | None,
+    recorder: JsonlRecorder | None,
 ) -> MatchOutcome:
     from arena.matches.mahjong import HANDS_PER_ROUND, MatchSpec, play_match
 
@@ -265,51 +316,52 @@ async def _mahjong(
         if progress is not None:
             progress(1)
 
-    with _recording(config, plan) as (recorder, record):
-        if seats is not None:
-            result = await play_match(
-                spec,
-                seats=seats,
-                names=plan.bots,
-                recorder=recorder,
-                on_hand=on_hand,
-                time_bank=_time_bank(config),
-            )
-        else:
-            bots = []
-            match_seed = MatchSeed.from_text(spec.seed)
-            for player, program in enumerate(spec.program_of):
-                strategy, options = bot_options(config.bot(plan.bots[program]))
-                name = f"{plan.bots[program]}-{player}"
-                # As in `arena match`: a bot's stream derives from the match seed, never from
-                # its public name alone, which would let anyone replay its choices.
-                options = seeded_options("mahjong", strategy, match_seed, name, options)
-                bots.append(make_bot("mahjong", strategy, options, name=name))
-            result = await play_match(
-                spec, bots=bots, recorder=recorder, on_hand=on_hand, time_bank=_time_bank(config)
-            )
+    if seats is not None:
+        result = await play_match(
+            spec,
+            seats=seats,
+            names=plan.bots,
+            recorder=recorder,
+            on_hand=on_hand,
+            time_bank=_time_bank(config),
+        )
+    else:
+        bots = []
+        match_seed = MatchSeed.from_text(spec.seed)
+        for player, program in enumerate(spec.program_of):
+            strategy, options = config.bot_options(plan.bots[program])
+            name = f"{plan.bots[program]}-{player}"
+            # As in `arena match`: a bot's stream derives from the match seed, never from its
+            # public name alone, which would let anyone replay its choices.
+            options = seeded_options("mahjong", strategy, match_seed, name, options)
+            bots.append(make_bot("mahjong", strategy, options, name=name))
+        result = await play_match(
+            spec, bots=bots, recorder=recorder, on_hand=on_hand, time_bank=_time_bank(config)
+        )
     games = [
         GameOutcome(k, k // HANDS_PER_ROUND, dict(zip(plan.bots, map(float, points), strict=True)))
         for k, points in enumerate(result.hand_points)
     ]
     penalties = {p.bot: p.penalties for p in result.programs}
-    return MatchOutcome(plan, games, result.to_json(), 0.0, record, penalties)
+    return MatchOutcome(plan, games, result.to_json(), 0.0, None, penalties)
 
 
 async def _liars_dice(
-    config: LeagueConfig, plan: MatchPlan, progress: Progress | None, seats: Sequence[Seat] | None
+    config: LeagueConfig,
+    plan: MatchPlan,
+    progress: Progress | None,
+    seats: Sequence[Seat] | None,
+    recorder: JsonlRecorder | None,
 ) -> MatchOutcome:
     a, b = plan.bots
-    rules = config.dice_rules()
-    with _recording(config, plan) as (recorder, record):
-        report = await _dice_series(config, plan, rules, progress, seats, recorder)
+    report = await _dice_series(config, plan, config.dice_rules(), progress, seats, recorder)
     games = [
         GameOutcome(k, k, {a: float(won), b: float(not won)}) for k, won in enumerate(report.a_won)
     ]
     penalties = dict(zip((a, b), report.penalties, strict=True))
     # The league's names, not the report's roles (its A and B may be one strategy twice).
     summary = report.to_json() | {"a": a, "b": b, "penalties": penalties}
-    return MatchOutcome(plan, games, summary, 0.0, record, penalties)
+    return MatchOutcome(plan, games, summary, 0.0, None, penalties)
 
 
 async def _dice_series(
@@ -335,8 +387,8 @@ async def _dice_series(
     )
     if seats is not None:
         return await series(a, b, config.games_per_match, plan.seed, seats=(seats[0], seats[1]))
-    strategy_a, options_a = bot_options(config.bot(a))
-    strategy_b, options_b = bot_options(config.bot(b))
+    strategy_a, options_a = config.bot_options(a)
+    strategy_b, options_b = config.bot_options(b)
     return await series(
         strategy_a,
         strategy_b,
@@ -348,7 +400,11 @@ async def _dice_series(
 
 
 async def _bulls_cows(
-    config: LeagueConfig, plan: MatchPlan, progress: Progress | None, seats: Sequence[Seat] | None
+    config: LeagueConfig,
+    plan: MatchPlan,
+    progress: Progress | None,
+    seats: Sequence[Seat] | None,
+    recorder: JsonlRecorder | None,
 ) -> MatchOutcome:
     from arena.matches.bulls_cows import play_series
 
@@ -365,28 +421,27 @@ async def _bulls_cows(
         time_bank=_time_bank(config),
         progress=progress,
     )
-    with _recording(config, plan) as (recorder, record):
-        if seats is not None:
-            report = await series(
-                a,
-                b,
-                config.games_per_match,
-                plan.seed,
-                seats=(seats[0], seats[1]),
-                recorder=recorder,
-            )
-        else:
-            strategy_a, options_a = bot_options(config.bot(a))
-            strategy_b, options_b = bot_options(config.bot(b))
-            report = await series(
-                strategy_a,
-                strategy_b,
-                config.games_per_match,
-                plan.seed,
-                a_config=options_a,
-                b_config=options_b,
-                recorder=recorder,
-            )
+    if seats is not None:
+        report = await series(
+            a,
+            b,
+            config.games_per_match,
+            plan.seed,
+            seats=(seats[0], seats[1]),
+            recorder=recorder,
+        )
+    else:
+        strategy_a, options_a = config.bot_options(a)
+        strategy_b, options_b = config.bot_options(b)
+        report = await series(
+            strategy_a,
+            strategy_b,
+            config.games_per_match,
+            plan.seed,
+            a_config=options_a,
+            b_config=options_b,
+            recorder=recorder,
+        )
     games = [GameOutcome(k, k, {a: sa, b: sb}) for k, (sa, sb) in enumerate(report.scores)]
     penalties = dict(zip((a, b), report.penalties, strict=True))
-    return MatchOutcome(plan, games, report.to_json(), 0.0, record, penalties)
+    return MatchOutcome(plan, games, report.to_json(), 0.0, None, penalties)

@@ -23,7 +23,13 @@ import structlog
 from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig
 from arena.leagues.outcomes import MatchOutcome, MatchPlan
-from arena.leagues.play import discard_partial_record, plan_matches, play_league_match
+from arena.leagues.play import (
+    discard_partial_record,
+    discard_stale_records,
+    finish_record,
+    plan_matches,
+    play_league_match,
+)
 from arena.logs import configure_logging, logging_settings
 from arena.processes import run_in_processes, spawn_context
 from arena.store import ResultStore, StoredLeague
@@ -69,12 +75,16 @@ def default_jobs(config: LeagueConfig) -> int:
 
 
 def open_league(config: LeagueConfig, store: ResultStore) -> StoredLeague:
+    """The league's entry in the results file, made if new. Its config is stored with what the
+    bot config and ruleset files said (``contents``), which is what the matches play."""
     return store.open_league(
         config.name,
         config.game,
         config.league_seed,
         config.fingerprint(),
-        config.model_dump(mode="json", exclude={"source"}),
+        config.model_dump(mode="json", exclude={"source"})
+        | {"contents": config.contents.to_json()},
+        aliases=config.fingerprint_aliases(),
     )
 
 
@@ -95,19 +105,28 @@ def run_league(
     on_match: MatchDone | None = None,
 ) -> LeagueRun:
     """Play what is left of ``config``'s league and return every stored match; ``on_start``
-    hears (matches to play, matches planned) before the first game."""
+    hears (matches to play, matches planned) before the first game.
+
+    ``restart`` plays every match again, each stored match replaced only when its new result is
+    stored: an interrupted restart leaves every match stored once, old or new (a league on a
+    server cannot be played again identically, so nothing stored is forgotten before its
+    replacement is there)."""
     started = time.perf_counter()
     league = open_league(config, store)
-    if restart:
-        store.clear_league(league)
     plans = plan_matches(config)
-    todo = pending_plans(config, store, league)
+    todo = plans if restart else pending_plans(config, store, league)
     resumed = len(plans) - len(todo)
+    # Partial records of processes that are gone (a worker killed with its parent) belong to no
+    # stored match: removed now, whether or not their match is played again.
+    discard_stale_records(config, plans)
     if on_start is not None:
         on_start(len(todo), len(plans))
+    played = 0
 
     def save(outcome: MatchOutcome) -> None:
-        stored = store.save_match(league, outcome)
+        nonlocal played
+        stored = store.save_match(league, outcome, replace=restart)
+        played += 1
         log.info(
             "match_stored" if stored else "match_already_stored",
             league=config.name,
@@ -132,8 +151,8 @@ def run_league(
         _in_processes(config, todo, jobs, save, on_games)
     outcomes = store.matches(league)
     if len(outcomes) == len(plans):
-        store.mark_finished(league)
-    played = len(outcomes) - resumed
+        # A restart that played every match again finished the league anew.
+        store.mark_finished(league, again=restart and incomplete is None)
     run = LeagueRun(config, league, plans, outcomes, resumed, played, time.perf_counter() - started)
     if incomplete is not None:
         incomplete.run = run
@@ -167,7 +186,9 @@ def _play_in_worker(config: LeagueConfig, plan: MatchPlan) -> MatchOutcome:
             _worker_progress.put(pending)
             pending, last = 0, now
 
-    outcome = asyncio.run(play_league_match(config, plan, progress=tick))
+    # The record stays partial: the parent moves it into place when it stores the match
+    # (`finish_record`), so a worker that outlives a killed parent never finishes one.
+    outcome = asyncio.run(play_league_match(config, plan, progress=tick, finish=False))
     if pending:
         _worker_progress.put(pending)
     return outcome
@@ -194,6 +215,11 @@ def _in_processes(
     on_games: GamesDone | None,
 ) -> None:
     progress = spawn_context().Queue()
+
+    def store(outcome: MatchOutcome) -> None:
+        finish_record(outcome)  # the complete record first: a stored match names it
+        save(outcome)
+
     # Ctrl-C or a failed match stops the workers at once; finished matches are already stored.
     try:
         run_in_processes(
@@ -203,7 +229,7 @@ def _in_processes(
             initializer=_start_worker,
             initargs=(progress, *logging_settings()),
             wait=lambda seconds: _drain(progress, on_games, wait_s=seconds),
-            on_done=save,
+            on_done=store,
         )
     except BaseException:
         # The stopped workers could not remove their partial records; they belong to no match.

@@ -7,11 +7,15 @@
   in `arena match mahjong`); the interval of the mean round total is scaled by rounds over hands,
   so a last round cut short by ``--games`` weighs by the hands it holds.
 
-Per match, the difference A − B per game and its interval over the same observations; the bot
-with the most score wins the match (bots tied for the most share it). When every observation
-gave the same difference (three liar's dice games all won by A) the sample shows no spread:
-the interval is then the exact one for a quantity bounded as a game's difference is
-(`no_spread_interval`), and the line says so (`MatchLine.no_spread`).
+Per match, the difference A − B per game and its interval over the same observations: for
+liar's dice and 1A2B, whose games give A − B = +1, 0 (a 1A2B draw) or −1, Clopper–Pearson's
+interval of A's score rate mapped onto the difference (`difference_interval`: it never covers
+less often than it says, where a t interval over ±1 values fell to 85% in lopsided or short
+matches); for mahjong, a t interval over the rounds. The bot with the most score wins the match
+(bots tied for the most share it). When every observation gave the same difference (three liar's
+dice games all won by A) the sample shows no spread: the interval is then the exact one for a
+quantity bounded as a game's difference is (`no_spread_interval`), and the line says so
+(`MatchLine.no_spread`).
 """
 
 from __future__ import annotations
@@ -23,7 +27,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.leagues.outcomes import MatchOutcome
-from arena.matches.stats import Interval, mean_interval, proportion_interval, spread_free
+from arena.matches.stats import (
+    Interval,
+    difference_interval,
+    mean_interval,
+    proportion_interval,
+    spread_free,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +123,7 @@ DIFFERENCE_BOUNDS: dict[str, tuple[float, float] | None] = {
     "bulls-cows": (-1.0, 1.0),
 }
 """The range of A − B in one game (a game scores each bot 0, ½ or 1; mahjong points have no
-useful bound): the interval is clipped to it, since a t interval from few games spills over."""
+useful bound): a bounded difference gets `difference_interval`, inside this range."""
 
 
 def match_lines(game: str, outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
@@ -125,8 +135,14 @@ def match_lines(game: str, outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
         difference = None
         no_spread = False
         if len(bots) == 2:
-            diffs = _unit_sums(outcome, _difference(bots[0], bots[1]))
-            difference = per_game_interval(diffs, len(outcome.games), DIFFERENCE_BOUNDS[game])
+            bounds = DIFFERENCE_BOUNDS[game]
+            if bounds is None:
+                diffs = _unit_sums(outcome, _difference(bots[0], bots[1]))
+                difference = per_game_interval(diffs, len(outcome.games))
+            else:
+                # Games of one game each per unit (liar's dice, 1A2B): each is an observation.
+                diffs = [g.scores[bots[0]] - g.scores[bots[1]] for g in outcome.games]
+                difference = difference_interval(diffs, bounds=bounds)
             no_spread = spread_free(diffs)
         winners = tuple(bot for bot in bots if totals[bot] == best)
         lines.append(

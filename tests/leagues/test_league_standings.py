@@ -9,6 +9,7 @@ import pytest
 
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 from arena.leagues.standings import match_lines, per_game_interval, standings
+from arena.matches.stats import exact_proportion_interval
 
 HANDS_PER_ROUND = 4
 
@@ -64,9 +65,10 @@ def test_a_bot_with_no_games_has_no_figure() -> None:
     ]
 
 
-def test_a_one_game_difference_stays_within_what_one_game_can_give() -> None:
-    """Liar's dice scores a game 1 or 0, so A − B per game lies in [−1, +1]; a t interval over
-    three games spills far past it and is clipped."""
+def test_a_short_match_difference_is_clopper_pearson_within_what_one_game_can_give() -> None:
+    """Liar's dice scores a game 1 or 0, so A − B per game lies in [−1, +1]: the interval is
+    Clopper–Pearson's of A's win rate, mapped onto the difference (a t interval over three
+    games would spill far past the range)."""
     games = [
         GameOutcome(k, k, {"a": float(won), "b": float(not won)}) for k, won in enumerate([1, 1, 0])
     ]
@@ -74,4 +76,7 @@ def test_a_one_game_difference_stays_within_what_one_game_can_give() -> None:
     (line,) = match_lines("liars-dice", [outcome])
     assert line.difference is not None
     assert line.difference.estimate == pytest.approx(1 / 3)
-    assert (line.difference.low, line.difference.high) == (-1.0, 1.0)
+    rate = exact_proportion_interval(2, 3)
+    assert line.difference.low == pytest.approx(2 * rate.low - 1)
+    assert line.difference.high == pytest.approx(2 * rate.high - 1)
+    assert -1.0 < line.difference.low < 0 < line.difference.high < 1.0

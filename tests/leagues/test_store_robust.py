@@ -9,7 +9,11 @@ import json
 import math
 import os
 import random
+import shutil
 import sqlite3
+import subprocess
+import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import closing
@@ -353,26 +357,138 @@ def test_a_read_only_store_reads_and_writes_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.sqlite"]
 
 
+# Reading as a user the permission bits stop: this user, or, for root (whom they do not stop,
+# as in a CI container), the user nobody: a subprocess that starts as root, imports what it
+# needs (the interpreter and the venv may lie where nobody cannot reach, such as /root), then
+# drops to nobody (os.setgid, os.setuid: no way back) before it runs the code under test.
+
+READER = "nobody"
+WAIT_S = 120.0
+
+AS_READER = """
+import os, sys
+uid, gid, warm, code = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+exec(warm)
+if uid >= 0:
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+    assert os.geteuid() == uid and os.getuid() == uid
+sys.argv = ["reader", *sys.argv[5:]]
+exec(code)
+"""
+
+
+def as_reader(code: str, *args: str, cwd: Path, warm: str = "") -> subprocess.CompletedProcess[str]:
+    """Run Python ``code`` (``sys.argv[1:]`` = ``args``) as a user who cannot write what this
+    user made read-only: this user, or when it is root, `READER` (skipped only where there is
+    none). ``warm`` runs first, before the privileges go: the imports ``code`` will need."""
+    uid = gid = -1
+    if os.geteuid() == 0:
+        import pwd  # POSIX only, as root is
+
+        try:
+            user = pwd.getpwnam(READER)
+        except KeyError:
+            pytest.skip(f"running as root, and no user {READER!r} to read as")
+        uid, gid = user.pw_uid, user.pw_gid
+    return subprocess.run(
+        [sys.executable, "-c", AS_READER, str(uid), str(gid), warm, code, *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+        check=False,
+    )
+
+
 @pytest.fixture
-def unwritable(tmp_path: Path) -> Iterator[Path]:
-    """A directory this user cannot write to; skipped where permission bits do not stop this
-    user (root)."""
-    directory = tmp_path / "unwritable"
+def shared() -> Iterator[Path]:
+    """A directory the reader (`as_reader`) can enter and read: not under pytest's tmp_path,
+    which only its owner can enter."""
+    base = Path(tempfile.mkdtemp(prefix="arena-store-"))
+    base.chmod(0o755)
+    yield base
+    for directory in [base, *base.rglob("*")]:
+        if directory.is_dir():
+            directory.chmod(0o755)
+    shutil.rmtree(base)
+
+
+READ_MATCHES = """
+import sys
+from pathlib import Path
+from arena.store import ResultStore
+with ResultStore(Path(sys.argv[1]), read_only=True) as store:
+    (league,) = store.leagues()
+    print("\\n".join(m.plan.key for m in store.matches(league)))
+"""
+
+
+def test_a_read_only_store_reads_a_wal_file_in_a_directory_it_cannot_write(shared: Path) -> None:
+    """SQLite cannot make the -shm file beside a WAL file there: it says SQLITE_CANTOPEN, or
+    (3.40) SQLITE_READONLY_DIRECTORY, "attempt to write a readonly database"; either way the
+    store reads the file as immutable."""
+    directory = shared / "unwritable"
     directory.mkdir()
-    yield directory
-    directory.chmod(0o700)
-
-
-def test_a_read_only_store_reads_a_wal_file_in_a_directory_it_cannot_write(
-    unwritable: Path,
-) -> None:
-    path = unwritable / "r.sqlite"
+    path = directory / "r.sqlite"
     with ResultStore(path) as store:
         stored = a_league(store)
         store.save_match(stored, an_outcome())
     assert contents(path)[1] == "wal" and not path.with_name("r.sqlite-wal").exists()
-    unwritable.chmod(0o500)
-    if os.access(unwritable, os.W_OK):
-        pytest.skip("permission bits do not stop this user (root)")
-    with ResultStore(path, read_only=True) as store:
-        assert [m.plan.key for m in store.matches(stored)] == ["a vs b"]
+    path.chmod(0o444)
+    directory.chmod(0o555)
+    before = snapshot(path)
+    read = as_reader(READ_MATCHES, str(path), cwd=shared, warm="import arena.store")
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.splitlines() == ["a vs b"]
+    assert snapshot(path) == before
+    assert sorted(p.name for p in directory.iterdir()) == ["r.sqlite"]
+
+
+CLI = "from arena.cli.main import main; main()"
+CLI_IMPORTS = """
+import arena.cli.main, arena.leagues.standings, arena.matches.stats
+import rich.json, scipy.special, scipy.stats
+"""
+
+
+@pytest.mark.parametrize("directory_writable", [False, True])
+def test_a_finished_league_on_a_read_only_file_is_shown_and_a_rerun_says_use_show(
+    shared: Path, directory_writable: bool
+) -> None:
+    config = shared / "dice.toml"
+    config.write_text(CLI_DICE, encoding="utf-8")
+    directory = shared / "results"
+    directory.mkdir()
+    db = directory / "r.sqlite"
+    played = CliRunner().invoke(app, ["league", str(config), "--db", str(db), "--games", "2"])
+    assert played.exit_code == 0, played.output
+    db.chmod(0o444)
+    directory.chmod(0o777 if directory_writable else 0o555)
+    before = snapshot(db)
+    league = ["league", str(config), "--db", str(db), "--games", "2"]
+    shown = as_reader(CLI, *league, "--show", "--json", cwd=shared, warm=CLI_IMPORTS)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["matches_stored"] == 1
+    again = as_reader(CLI, *league, cwd=shared, warm=CLI_IMPORTS)
+    assert again.returncode == 2, again.stdout + again.stderr
+    one_line_error(again.stderr, db)
+    assert "league 'dice' is complete in" in again.stderr and "use --show" in again.stderr
+    assert snapshot(db) == before
+
+
+def test_sqlite_saying_it_cannot_make_the_shm_file_either_way_is_recognised() -> None:
+    """What `test_a_read_only_store_reads_a_wal_file_in_a_directory_it_cannot_write` meets, by
+    code: SQLITE_CANTOPEN (14) or SQLITE_READONLY_DIRECTORY (1544), not a plain SQLITE_READONLY
+    (8: a write refused)."""
+
+    def error(code: int) -> sqlite3.OperationalError:
+        exc = sqlite3.OperationalError("attempt to write a readonly database")
+        exc.sqlite_errorcode = code  # type: ignore[attr-defined]
+        return exc
+
+    assert arena.store._no_shm_here(error(1544))
+    assert arena.store._no_shm_here(error(14))
+    assert not arena.store._no_shm_here(error(8))
