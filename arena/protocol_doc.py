@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 
 from arena.dealing import MatchSeed
+from arena.games.liars_dice.rules import LiarsDiceRules
 from arena.games.mahjong.rules import load_ruleset
 from arena.games.registry import get_spec
 from arena.referee import MatchFrame, play_game
@@ -29,6 +30,7 @@ from protocol.messages import (
     MESSAGE_TYPES,
     SILENCE_LIMIT_S,
     Action,
+    Bye,
     Error,
     ErrorCode,
     Event,
@@ -54,6 +56,8 @@ class ExampleGame:
     #: only these seats' messages are shown (all when empty)
     shown_seats: tuple[int, ...] = ()
     intro: str = ""
+    #: the game's id, as the match of its kind names its first game
+    game_id: str = "g0"
 
 
 EXAMPLES: tuple[ExampleGame, ...] = (
@@ -79,7 +83,8 @@ EXAMPLES: tuple[ExampleGame, ...] = (
         title="Example: a game of liar's dice",
         game_kind="liars_dice",
         bots=(("random-guess", {"seed": 1}), ("probability", {"seed": 2})),
-        rules={},
+        # The whole ruleset, as a match sends it in game_start (never an empty object).
+        rules=LiarsDiceRules(players=2).to_mapping(),
         seed_text="protocol-doc",
         deal={"game_index": 0, "first": 0},
         intro=(
@@ -93,7 +98,9 @@ EXAMPLES: tuple[ExampleGame, ...] = (
         bots=(("greedy", {}),) * 4,
         rules=load_ruleset("competition").to_mapping(),
         seed_text="golden",
-        deal={"round": 16, "hand": 0},
+        # The first hand of a match, as `arena match mahjong` deals and names it.
+        deal={"round": 0, "hand": 0, "scores": [0, 0, 0, 0]},
+        game_id="r0h0",
         shown_seats=(0,),
         intro=(
             "Four greedy bots, the competition ruleset. Only seat 0's messages are shown: it sees "
@@ -148,7 +155,7 @@ async def transcript_of(example: ExampleGame) -> list[tuple[int, str, str]]:
         deal=example.deal,
         players=names,
         match_id="doc",
-        game_id="g0",
+        game_id=example.game_id,
         reveal=False,
     )
     frame.tally(names, played.result.scores)
@@ -312,6 +319,12 @@ def _handshake_section() -> list[str]:
     bad = Error(
         code=ErrorCode.STALE_SEQ, text="action for seq 7; the pending request is seq 8", seq=7
     )
+    aborted = Error(
+        code=ErrorCode.MATCH_ABORTED,
+        match="mahjong-8a5615782aac",
+        text="match mahjong-8a5615782aac was stopped before its end (its admin disconnected); "
+        "you are back in the lobby",
+    )
     silence = f"{SILENCE_LIMIT_S:g}"
     return [
         "## A session",
@@ -334,10 +347,33 @@ def _handshake_section() -> list[str]:
         "`stale_seq` and the request stays pending. A bad message never closes the connection",
         "by itself; many in a short time do (`flood`), but a bot's first late answer to a request",
         "it was sent is not counted (a second answer to it, or an answer to a request never",
-        "sent, is).",
+        "sent, is). Only a frame whose `type` is `action` can answer a request: one that is not",
+        "JSON, has no `type` or another one gets its `error` (`bad_json`, `bad_message`) and",
+        "does not count as an answer, so the request stays pending until its deadline.",
         "A request's `observation` holds everything the seat may know, so a bot that decides",
         'from requests alone may say `"events": false` in its `hello` and is then sent no',
         "`event` at all (requests, errors and `bye` still come).",
+        "",
+        'A match may give each player a **time bank** (NETWORK.md, "Time controls"): an',
+        "answer after `deadline_ms` is then still taken while the bank covers the overrun, which",
+        "is spent from it; an answer the bank cannot cover, or none, empties it, and the referee",
+        "plays the fallback at once, without asking again. Every request of such a match carries",
+        "`bank_ms`, the milliseconds left in the seat's bank (a v1 addition: a server older than",
+        "it sends none); a bot that finds no `bank_ms` should take `deadline_ms` as its limit.",
+        "",
+        "A `hello` may be refused with `error` and the connection closed: `auth_failed` (a wrong",
+        "or missing token: stop), `name_in_use` (another session holds the name: if it is this",
+        "bot's, say `hello` with `resume` set to that session's `resume_token`; else retry later",
+        "or take another name) or `resume_unknown` (`hello.resume` names no session: say",
+        "`hello` again without it). The last two are v1 additions; an older server sends",
+        "`auth_failed` for them too. A `name` that is not 1-64 of `A-Z a-z 0-9 _ . -` makes",
+        "the `hello` malformed (`bad_message`), and the connection stays.",
+        "",
+        "When a table closes before its match has ended (its referee disconnected or closed it,",
+        "the server is stopping or lost its MQTT broker), every seated bot still connected gets",
+        "`error` `match_aborted`, with the match's `match` and no `seq` (a v1 addition): no",
+        "`match_end` will follow, a pending request is void, and the bot is back in the lobby.",
+        'It comes to a bot with `"events": false` too.',
         "",
         "In mahjong, after a discard or an added kong a request goes only to the seats that can",
         "claim, unless the ruleset sets `claims_ask_every_seat` (`--ruleset competition-server`,",
@@ -351,11 +387,16 @@ def _handshake_section() -> list[str]:
         "and is dropped as if its connection had closed: a seated bot's session turns absent",
         "(resume it with `hello.resume`), a waiting one is forgotten and its name freed. Over a",
         "websocket the connection's own pings do this, and `ping` is allowed but not needed.",
+        "A bot that leaves sends `bye` first, over MQTT above all: a clean MQTT disconnect",
+        "discards the connection's will, and a server on another broker than its own then learns",
+        'that the bot left only from its silence (NETWORK.md, "MQTT").',
         "",
         "```json",
         encode(hello),
         encode(welcome),
         encode(bad),
+        encode(aborted),
+        encode(Bye(reason="my owner stopped me")),
         "```",
         "",
     ]

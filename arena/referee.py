@@ -313,6 +313,9 @@ class _Table:
                 seat=seat,
                 seq=self._next_seq(seat),
                 deadline_ms=self.deadline_ms,
+                bank_ms=(
+                    round(self.bank.left(self.players[seat])) if self.bank is not None else None
+                ),
                 legal=legal,
                 hint=hint,
                 observation=observation,

@@ -42,7 +42,9 @@ class Bot(ABC):
         return None
 
     async def on_error(self, error: Error) -> None:
-        """The referee rejected our last answer or reports a problem. Default: ignore."""
+        """The referee rejected our last answer or reports a problem; ``match_aborted``: the
+        server stopped our match before its end (no ``match_end`` will come), so whatever the
+        bot keeps for that match may go. Default: ignore."""
         return None
 
     def __repr__(self) -> str:

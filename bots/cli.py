@@ -45,6 +45,7 @@ from bots.registry import (
     config_for,
     make_bot,
 )
+from protocol.messages import is_bot_name
 
 app = typer.Typer(
     help="Our bots: list them, or connect one to an arena server.",
@@ -184,8 +185,9 @@ def copy_tokens(
 
 NAME_IN_USE = "already has a session"
 TOKEN_REFUSED = "unknown token for bot"
-"""What the server's ``auth_failed`` texts say for a name already connected and for a wrong or
-missing token (`arena.server.lobby`): the code alone does not tell them apart."""
+"""What the server's texts say for a name already connected and for a wrong or missing token
+(`arena.server.lobby`). A server gives a name in use its own code, ``name_in_use``; one from
+before that code said ``auth_failed`` for both, and only the text told them apart."""
 
 
 def refusal_hint(error: ClientRefused, players: Sequence[str], tokens: Sequence[str | None]) -> str:
@@ -194,9 +196,9 @@ def refusal_hint(error: ClientRefused, players: Sequence[str], tokens: Sequence[
     copies share one, that a token belongs to one name."""
     message = f"the server refused a bot: {error}"
     text = str(error)
-    if not text.startswith("auth_failed"):
+    if not text.startswith(("auth_failed", "name_in_use")):
         return message
-    if NAME_IN_USE in text:
+    if text.startswith("name_in_use") or NAME_IN_USE in text:
         named = (
             f"; --copies names the copies {', '.join(players[:2])}, …" if len(players) > 1 else ""
         )
@@ -206,6 +208,13 @@ def refusal_hint(error: ClientRefused, players: Sequence[str], tokens: Sequence[
                 " (a bot of that name lost its connection and the server keeps its seat: the "
                 "bot takes it back when run again with the --resume-file it had; or choose "
                 f"another --name{named})"
+            )
+        if "(seated)" in text:
+            return message + (
+                " (a bot of that name holds a seat at a table: stop that bot, or choose another "
+                f"--name{named}; if it was this bot, stopped without saying bye, run it again "
+                "with the --resume-file it had to take the seat back, or once the server has "
+                "noticed it gone: within a minute over MQTT)"
             )
         return message + (
             " (a bot of that name is connected to the server already: stop that bot, or choose "
@@ -302,6 +311,13 @@ def run(
     settings = load_settings(strategy, config)
     base = name or strategy
     players = [base] if copies == 1 else [f"{base}-{i}" for i in range(copies)]
+    for player in players:
+        if not is_bot_name(player):
+            _die(
+                f"{player!r} is no valid bot name: 1-64 of A-Z a-z 0-9 _ . -"
+                + (" (with --copies, NAME-0 … NAME-N)" if copies > 1 else "")
+                + "; see --name"
+            )
     tokens = copy_tokens(players, token, os.environ)
     try:
         adapter_for(url, base)

@@ -6,6 +6,13 @@ exponential backoff and resumes its session (the server then replays what it mis
 when the server says ``bye`` or refuses its token, or when no server answers its first ``hello``
 (`WELCOME_TIMEOUT_S`). Over MQTT it sends a ``ping`` whenever it has
 sent nothing for a while, so the server does not take its silence for a dead connection.
+
+The server's refusals of a ``hello`` (docs/PROTOCOL.md, "Error codes"): ``auth_failed`` (a wrong
+token) stops the client; ``resume_unknown`` (its seat is gone) makes it say hello afresh at once;
+``name_in_use`` stops it at its first hello (another bot has the name: its owner should know), and
+is retried with backoff once it has been welcomed (an earlier connection of its own may not be
+known gone yet). A ``match_aborted`` error tells it its match was stopped: the bot hears of it
+through `Bot.on_error`, and the client waits in the lobby for its next table.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from protocol.messages import (
     Ping,
     Request,
     Welcome,
+    is_bot_name,
 )
 
 log = structlog.get_logger(__name__)
@@ -55,7 +63,17 @@ dropped without a word: without this bound the bot would wait for ever."""
 
 
 class ClientRefused(Exception):
-    """The server will not take this bot (bad token, name in use); retrying would not help."""
+    """The server will not take this bot (bad token, name in use); retrying would not help.
+    Its text is ``"<code>: <the server's text>"``; ``code`` is the error code, if any."""
+
+    def __init__(self, message: str, code: ErrorCode | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class _Retry(Exception):
+    """This connection's hello was refused for now (``name_in_use`` after an earlier welcome):
+    reconnect after the backoff."""
 
 
 class ResumeFileError(ValueError):
@@ -152,6 +170,8 @@ class BotClient:
     ) -> None:
         if not bots:
             raise ValueError("a client needs at least one bot")
+        if not is_bot_name(name):
+            raise ValueError(f"bad bot name {name!r}: a name is 1-64 of A-Z a-z 0-9 _ . -")
         self.bots = dict(bots)
         self.name = name
         self.token = token
@@ -171,6 +191,10 @@ class BotClient:
         self.log = log.bind(bot=name)
         self._adapter: ServerAdapter | None = None
         self._stopping = False
+        self._stopped = asyncio.Event()
+        """Set by `stop`: cuts short a wait between reconnects."""
+        self.matches_aborted = 0
+        """``match_aborted`` notices received: matches the server stopped under this bot."""
         self._sent_at = 0.0
         """Event loop time of the last message sent (for the keepalive)."""
         # A bot that keeps Bot.on_event (a no-op) decides from requests alone: its events need
@@ -191,10 +215,15 @@ class BotClient:
             self._adapter = adapter
             try:
                 await adapter.connect()
+                if self._stopping:
+                    # Stopped while connecting: the bye went nowhere, and no hello may follow.
+                    break
                 reason = await self._session(adapter)
                 if reason is not None:
                     return reason
                 attempt = 0
+            except _Retry as exc:
+                self.log.warning("hello_refused", error=str(exc))
             except AdapterClosed as exc:
                 if self._stopping:
                     # The close that follows our own bye, not a lost connection.
@@ -215,12 +244,17 @@ class BotClient:
             delay = self.backoff.delay(attempt)
             attempt += 1
             self.log.info("reconnecting", in_s=round(delay, 2), attempt=attempt)
-            await asyncio.sleep(delay)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(delay):
+                    await self._stopped.wait()
         return "stopped"
 
     async def stop(self, reason: str = "stopped by its owner") -> None:
-        """Say bye and end `run` (e.g. on SIGINT)."""
+        """Say bye and end `run` (e.g. on SIGINT). Over MQTT the bye matters: a clean
+        disconnect discards the connection's will, and without it an external broker's server
+        would keep the bot's session until its silence limit."""
         self._stopping = True
+        self._stopped.set()
         adapter = self._adapter
         if adapter is not None:
             with contextlib.suppress(AdapterClosed):
@@ -250,12 +284,8 @@ class BotClient:
             # and say hello again.
             raise AdapterClosed(why) from None
         if isinstance(first, Error):
-            if self.resume_token is not None and first.code is ErrorCode.AUTH_FAILED:
-                # The session is gone (its table closed while we were away): start afresh.
-                self.log.info("resume_refused", text=first.text)
-                self._save_resume(None)
-                return None
-            raise ClientRefused(f"{first.code.value}: {first.text}")
+            self._refused(first)
+            return None
         if isinstance(first, Bye):
             return first.reason
         if not isinstance(first, Welcome):
@@ -284,6 +314,13 @@ class BotClient:
                     # bot): connect and say hello again, resuming a seat if it still exists.
                     self.log.info("session_lost", text=message.text)
                     return None
+                elif isinstance(message, Error) and message.code is ErrorCode.MATCH_ABORTED:
+                    # The table closed before the match's end (its referee left, the server is
+                    # stopping): no match_end will come, the pending request is void, and we
+                    # are back in the lobby. The bot may reset what it keeps for the match.
+                    self.matches_aborted += 1
+                    self.log.warning("match_aborted", match=message.match, text=message.text)
+                    await self._guard(self._bot_for(None).on_error(message), "on_error")
                 elif isinstance(message, Error):
                     self.log.info("server_error", code=message.code.value, text=message.text)
                     await self._guard(self._bot_for(None).on_error(message), "on_error")
@@ -295,6 +332,27 @@ class BotClient:
                 keepalive.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await keepalive
+
+    def _refused(self, error: Error) -> None:
+        """The server refused our hello with ``error``: returns to reconnect and say hello
+        afresh at once, raises `_Retry` to reconnect after the backoff, `ClientRefused` to
+        stop."""
+        if error.code is ErrorCode.RESUME_UNKNOWN or (
+            # A server from before `resume_unknown` said auth_failed for a stale resume token;
+            # if the token itself is wrong, the hello without resume is refused too, and stops.
+            error.code is ErrorCode.AUTH_FAILED and self.resume_token is not None
+        ):
+            # Our session is gone (its table closed while we were away): start afresh.
+            self.log.info("resume_refused", code=error.code.value, text=error.text)
+            self._save_resume(None)
+            return
+        refused = ClientRefused(f"{error.code.value}: {error.text}", error.code)
+        if error.code is ErrorCode.NAME_IN_USE and self.welcomes > 0:
+            # We held this name: most likely a connection of ours the server does not know gone
+            # yet (it keeps a seated bot's session for it), and our resume token (if any) did
+            # not fit. Another bot's taking the name is for our owner to see in the log.
+            raise _Retry(str(refused))
+        raise refused
 
     async def _send(self, adapter: ServerAdapter, message: Hello | Action | Ping) -> None:
         self._sent_at = asyncio.get_running_loop().time()

@@ -8,6 +8,7 @@ echoing the request's ``seq``. Problems are `Error` messages, never a dropped co
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -24,6 +25,17 @@ a will, which a client may not have set): a bot that sends nothing for this long
 if its connection had closed. ``ping`` is the message to send when there is nothing else."""
 
 GameName = Literal["bulls_cows", "liars_dice", "mahjong"]
+
+NAME_REGEX = r"^[A-Za-z0-9_.-]{1,64}$"
+"""A bot's name: safe as an MQTT topic level and in a log line. A ``hello`` whose name does not
+match is a malformed message (``bad_message``), whatever is wrong with it. (pydantic's regex
+engine reads ``$`` as the end of the text; Python's `re` would let a final newline through: use
+`is_bot_name`.)"""
+
+
+def is_bot_name(name: str) -> bool:
+    """``name`` may name a bot (`NAME_REGEX`)."""
+    return re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", name) is not None
 
 
 class ErrorCode(StrEnum):
@@ -43,6 +55,9 @@ class ErrorCode(StrEnum):
     BOT_FAILURE = "bot_failure"
     FLOOD = "flood"
     INTERNAL = "internal"
+    NAME_IN_USE = "name_in_use"
+    RESUME_UNKNOWN = "resume_unknown"
+    MATCH_ABORTED = "match_aborted"
 
 
 #: what each code means, for docs/PROTOCOL.md and for people reading logs
@@ -52,8 +67,10 @@ ERROR_MEANINGS: dict[ErrorCode, str] = {
     "field, wrong JSON type, an action for the pending request naming another seat)",
     ErrorCode.UNSUPPORTED_VERSION: "the message's `v` is not a protocol version the server speaks",
     ErrorCode.TOO_LARGE: "the frame is larger than the server accepts",
-    ErrorCode.AUTH_FAILED: "the bot or admin may not log in (unknown or missing token, a name "
-    "in use, a name other than its MQTT topic's); the connection is closed",
+    ErrorCode.AUTH_FAILED: "the bot or admin may not log in: an unknown or missing token, or "
+    "(over MQTT) a name other than its topic's. The connection is closed; the same `hello` "
+    "again would be refused again, so a bot should stop (before the v1 additions below, a "
+    "name in use and an unknown resume token also got this code)",
     ErrorCode.NOT_EXPECTED: "a valid message that is not expected now (an action with no request "
     "pending, or a `close_table` for a table the connection did not open)",
     ErrorCode.NO_SESSION: "an action, ping or bye on a connection with no session (never said "
@@ -69,6 +86,21 @@ ERROR_MEANINGS: dict[ErrorCode, str] = {
     ErrorCode.FLOOD: "too many bad messages (first late answers aside; frames that caused an "
     "`internal` error included); the connection is closed",
     ErrorCode.INTERNAL: "a server fault; the game goes on with the fallback action",
+    ErrorCode.NAME_IN_USE: "(v1 addition) the `hello` names a bot that already has a session "
+    "(waiting in the lobby, seated, or absent from its seat) and does not prove to be that bot "
+    "(no resume token of it); the connection is closed. Either another program plays under "
+    "this name, or an earlier connection of this bot is not known to be gone yet (docs/"
+    'NETWORK.md, "Drops, reconnects and resume"): say `hello` with the `resume` token of the '
+    "earlier `welcome`, retry later, or choose another name",
+    ErrorCode.RESUME_UNKNOWN: "(v1 addition) `hello.resume` matches no session the server has: "
+    "the session ended (its table closed while the bot was away, it left the lobby, the server "
+    "restarted) or the token is another session's. The connection is closed; say `hello` again "
+    "without `resume` to start afresh",
+    ErrorCode.MATCH_ABORTED: "(v1 addition) the bot's match was stopped before its end: its "
+    "referee disconnected or closed the table, or the server is shutting down or lost its MQTT "
+    "broker. Sent with the match's `match` and no `seq`, to every seated bot the server can "
+    "still reach; no `match_end` follows, the pending request (if any) is void, and the bot is "
+    "back in the lobby, waiting for its next table",
 }
 
 
@@ -102,7 +134,10 @@ class Hello(Envelope):
     """First message of a bot: who it is and what it plays."""
 
     type: Literal["hello"] = "hello"
-    name: str = Field(min_length=1, max_length=64, description="the bot's name, unique per server")
+    name: str = Field(
+        pattern=NAME_REGEX,
+        description="the bot's name, unique per server: 1-64 of `A-Z a-z 0-9 _ . -`",
+    )
     token: str | None = Field(default=None, description="secret token, if the server wants one")
     games: list[GameName] = Field(min_length=1, description="games this bot can play")
     resume: str | None = Field(default=None, description="resume token from an earlier welcome")
@@ -137,6 +172,13 @@ class Request(Envelope):
     type: Literal["request"] = "request"
     seq: int = Field(description="echo this in the action")
     deadline_ms: int = Field(ge=0, description="milliseconds allowed for the answer")
+    bank_ms: int | None = Field(
+        default=None,
+        ge=0,
+        description="(v1 addition) only when the match gives each player a time bank: the "
+        "milliseconds left in this seat's bank, for the rest of the match. An answer after "
+        "`deadline_ms` is still taken while the bank covers the overrun, which it spends",
+    )
     legal: list[str] | None = Field(
         default=None, description="every legal action as text, unless the set is too large"
     )

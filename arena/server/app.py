@@ -126,7 +126,7 @@ class ArenaServer:
                 address=f"{host}:{port}",
                 acl="each client only the topic pair its client id <name>-<conn> names",
             )
-        self.bridge = MqttBridge(self.hub, broker, login)
+        self.bridge = MqttBridge(self.hub, broker, login, embedded=self.broker is not None)
         self._bridge_task = task = asyncio.create_task(self.bridge.run())
         ready = asyncio.create_task(self.bridge.ready.wait())
         # The bridge ends only on a broker that refuses it; otherwise it retries until ready.

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}\Z")
 """Bot and admin names: safe as an MQTT topic level and in a log line."""
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")

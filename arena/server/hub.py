@@ -407,7 +407,13 @@ class Connection:
             await self.shut(text)
             return
         admitted = await self.hub.lobby.admit(hello, self.link)
+        if isinstance(admitted, Error) and admitted.code is ErrorCode.BAD_MESSAGE:
+            # A malformed hello, as the parser would have said: the connection stays.
+            await self._bad(admitted.code, admitted.text)
+            return
         if isinstance(admitted, Error):
+            # A refusal (auth_failed, name_in_use, resume_unknown, shutting down): the
+            # connection is closed, and the bot may say hello on a new one.
             await self._send(admitted)
             await self.shut(admitted.text)
             return

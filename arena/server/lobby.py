@@ -9,10 +9,30 @@ from dataclasses import dataclass
 import structlog
 
 from arena.server.auth import NAME_PATTERN, TokenStore
-from arena.server.sessions import DEFAULT_JOURNAL_CAP, BotSession, Link, SessionState
+from arena.server.sessions import (
+    DEFAULT_JOURNAL_CAP,
+    MQTT_TRANSPORT,
+    BotSession,
+    Link,
+    SessionState,
+)
 from protocol.messages import Error, ErrorCode, Hello, Welcome
 
 log = structlog.get_logger(__name__)
+
+
+def _replaceable(session: BotSession, link: Link) -> bool:
+    """A hello on ``link`` may take over ``session``'s name from it: both came over MQTT (on
+    different topic pairs, as two links are) and the old one waits in the lobby. Over a
+    websocket the server sees a connection close, so a second one under the name is another
+    program; a seated session keeps its seat for the bot that proves it is the same one
+    (``hello.resume``, or its token once the seat is absent)."""
+    return (
+        session.state is SessionState.LOBBY
+        and session.transport == link.transport == MQTT_TRANSPORT
+        and session.link is not None
+        and session.link is not link
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +76,17 @@ class Lobby:
         return session
 
     async def admit(self, hello: Hello, link: Link) -> Admitted | Error:
-        """Check a hello; an `Error` means: send it and close the connection."""
+        """Check a hello; an `Error` means: send it and close the connection.
+
+        ``auth_failed`` is for a hello that can never pass (a wrong or missing token); a name
+        already in use (``name_in_use``) and a resume token that matches no session
+        (``resume_unknown``) are refusals a bot can recover from, so they have codes of their
+        own."""
         if not NAME_PATTERN.match(hello.name):
+            # `Hello` already refuses such a name as a malformed message; this is a second line.
             return Error(
-                code=ErrorCode.AUTH_FAILED,
-                text=f"bad name {hello.name!r}: 1-64 of A-Z a-z 0-9 _ . -",
+                code=ErrorCode.BAD_MESSAGE,
+                text=f"hello.name: bad name {hello.name!r}: 1-64 of A-Z a-z 0-9 _ . -",
             )
         if not self.tokens.check_bot(hello.name, hello.token):
             log.warning("auth_failed", bot=hello.name, peer=link.peer)
@@ -75,15 +101,28 @@ class Lobby:
                 # token still gets its seat back.
                 session.wants_events = hello.events
                 return Admitted(session, resumed=True)
-            why = "resume token does not match" if hello.resume else "send hello.resume"
+            if not _replaceable(session, link):
+                return self._refusal(hello, session)
+            if self.draining:
+                return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
+            # An MQTT bot waiting in the lobby that says hello on a new topic pair: most likely
+            # the same bot restarted after leaving without `bye` (a clean MQTT disconnect
+            # discards its will), whose old pair the server would otherwise keep for up to the
+            # silence limit, refusing the restarted bot meanwhile and seating the dead session
+            # at the next table. It has passed the same check of its token as the old one.
+            await session.replace("replaced by a new connection")
+            if self.sessions.get(hello.name) is session:
+                del self.sessions[hello.name]
+            taken = self._live(hello.name)
+            if taken is not None:
+                # Another hello for the name got in while the old link was closing.
+                return self._refusal(hello, taken)
+        elif hello.resume is not None:
             return Error(
-                code=ErrorCode.AUTH_FAILED,
-                text=f"bot {hello.name} already has a session ({session.state.value}); {why}",
-            )
-        if hello.resume is not None:
-            return Error(
-                code=ErrorCode.AUTH_FAILED,
-                text=f"no session of {hello.name} to resume (its table has closed)",
+                code=ErrorCode.RESUME_UNKNOWN,
+                text=f"no session of {hello.name} to resume (the session has ended: its table "
+                "closed while the bot was away, it left the lobby, or the server restarted); "
+                "say hello without resume to start afresh",
             )
         if self.draining:
             return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
@@ -95,15 +134,33 @@ class Lobby:
         await self.notify()
         return Admitted(session, resumed=False)
 
+    @staticmethod
+    def _refusal(hello: Hello, session: BotSession) -> Error:
+        state = session.state.value
+        if hello.resume is not None:
+            return Error(
+                code=ErrorCode.RESUME_UNKNOWN,
+                text=f"the resume token is not that of bot {hello.name}'s session ({state}); "
+                "say hello without resume to start afresh",
+            )
+        return Error(
+            code=ErrorCode.NAME_IN_USE,
+            text=f"bot {hello.name} already has a session ({state}); send hello.resume with "
+            "its resume token, retry later, or choose another name",
+        )
+
     async def link_lost(self, session: BotSession, link: Link) -> None:
         await session.link_lost(link)
         if session.state is SessionState.CLOSED:
             self._live(session.name)
             await self.notify()
 
-    def release(self, session: BotSession) -> None:
-        session.unseat()
+    async def release(self, session: BotSession, reason: str) -> None:
+        """``session``'s table is done with it (``reason``: why, for a match cut short)."""
+        aborted = session.unseat()
         self._live(session.name)
+        if aborted is not None:
+            await session.tell_aborted(aborted, reason)
 
     def _missing(self, names: Sequence[str], game: str) -> tuple[list[str], list[str]]:
         """Names not yet available, and problems no wait can fix."""

@@ -12,6 +12,7 @@ import asyncio
 
 from arena.server.sessions import BotSession, Frame
 from arena.transports.base import SeatFailure
+from protocol.games.common import MatchEnd, MatchStart
 from protocol.messages import Action, Error, ErrorCode, Event, Request
 
 
@@ -25,8 +26,14 @@ class LocalSeat:
         self._closed: str | None = None
 
     async def send(self, message: Event | Error) -> None:
-        # An event for a bot that declined events would only be encoded to be dropped.
-        if self._closed is None and (self.session.wants_events or isinstance(message, Error)):
+        # An event for a bot that declined events would only be encoded to be dropped; but the
+        # session notes a match's start and end even then (a table closing in between tells the
+        # bot its match was stopped).
+        if self._closed is None and (
+            self.session.wants_events
+            or isinstance(message, Error)
+            or isinstance(message.payload, MatchStart | MatchEnd)
+        ):
             await self.session.to_bot(Frame.of(message))
 
     async def ask(self, request: Request) -> Action:

@@ -24,9 +24,12 @@ import structlog
 from arena.server.wire import protocol_text
 from protocol.codec import encode
 from protocol.games.common import GameStart
-from protocol.messages import Action, Error, ErrorCode, Event, Request
+from protocol.messages import Action, Bye, Error, ErrorCode, Event, Request
 
 log = structlog.get_logger(__name__)
+
+MQTT_TRANSPORT = "mqtt"
+"""The `Link.transport` of a bot that came through an MQTT broker."""
 
 DEFAULT_JOURNAL_CAP = 100_000
 """Events kept for an absent bot; a 384-hand mahjong match sends one bot about 35,000."""
@@ -162,6 +165,8 @@ class Frame:
     match: str | None = None
     game: str | None = None
     game_start: bool = False
+    payload_kind: str | None = None
+    """An event's ``payload.kind`` (``match_start``, ``match_end``, …)."""
 
     @classmethod
     def of(cls, message: Event | Error | Request) -> Frame:
@@ -173,6 +178,7 @@ class Frame:
             message.match,
             message.game,
             isinstance(message, Event) and isinstance(message.payload, GameStart),
+            message.payload.kind if isinstance(message, Event) else None,
         )
 
     @classmethod
@@ -190,6 +196,7 @@ class Frame:
             value = data.get(key)
             return value if isinstance(value, kind) and not isinstance(value, bool) else None
 
+        kind = payload.get("kind") if isinstance(payload, dict) else None
         return cls(
             text,
             str(data.get("type")),
@@ -197,7 +204,8 @@ class Frame:
             typed("seat", int),
             typed("match", str),
             typed("game", str),
-            isinstance(payload, dict) and payload.get("kind") == "game_start",
+            kind == "game_start",
+            kind if isinstance(kind, str) else None,
         )
 
 
@@ -238,6 +246,9 @@ class BotSession:
         """Requests sent to the bot and not answered yet, by seq, oldest first (at most
         `UNANSWERED_KEPT`); the pending one among them."""
         self._where: tuple[str | None, str | None, int | None] = (None, None, None)
+        self.match: str | None = None
+        """The match under way at this bot's table: set by its ``match_start``, cleared by its
+        ``match_end``. A table that closes while it is set has stopped the match (`unseat`)."""
         self.log = log.bind(bot=name, session=self.session_id)
 
     def __repr__(self) -> str:
@@ -252,9 +263,13 @@ class BotSession:
         self.binding = Binding(table, slot)
         self.log = self.log.bind(table=table, slot=slot)
 
-    def unseat(self) -> None:
-        """The table closed: a connected bot returns to the lobby, an absent one is forgotten."""
-        self.log.info("seat_released", state=self.state.value)
+    def unseat(self) -> str | None:
+        """The table closed: a connected bot returns to the lobby, an absent one is forgotten.
+        Returns the id of the match that this cut short (started, not ended) for a bot still
+        connected, which should be told (`tell_aborted`); else None."""
+        aborted = self.match if self.state is SessionState.SEATED else None
+        self.log.info("seat_released", state=self.state.value, match_aborted=aborted)
+        self.match = None
         self.binding = None
         self._pending = None
         self._unanswered.clear()  # the next table numbers its requests from 1 again
@@ -266,6 +281,34 @@ class BotSession:
             self.state = SessionState.LOBBY
         elif self.state is SessionState.ABSENT:
             self.state = SessionState.CLOSED
+        return aborted
+
+    async def tell_aborted(self, match: str, reason: str) -> None:
+        """Tell the bot its match ``match`` was stopped (it is back in the lobby): without this
+        it could not tell an aborted match from a slow opponent, and its pending request would
+        simply vanish."""
+        link = self.link
+        if link is None or self.state is not SessionState.LOBBY:
+            return
+        notice = Error(
+            code=ErrorCode.MATCH_ABORTED,
+            match=match or None,
+            text=f"match {match} was stopped before its end ({reason}); you are back in the lobby",
+        )
+        if not await link.send(encode(notice)):
+            await self.link_lost(link)
+
+    async def replace(self, reason: str) -> None:
+        """Another connection takes this waiting bot's name (`Lobby.admit`): say ``bye`` on the
+        old link, close it, and end the session."""
+        if self.state is not SessionState.LOBBY:
+            raise SessionStateError(f"cannot replace {self.name}: it is {self.state.value}")
+        link, self.link = self.link, None
+        self.state = SessionState.CLOSED
+        self.log.info("bot_replaced", reason=reason)
+        if link is not None:
+            await link.send(encode(Bye(reason=reason)))
+            await link.close(reason)
 
     async def to_bot(self, frame: Frame) -> None:
         """A frame from the referee for this bot."""
@@ -275,6 +318,10 @@ class BotSession:
         if frame.game_start or frame.kind == "request":
             self._context(frame)
         if frame.kind == "event":
+            if frame.payload_kind == "match_start":
+                self.match = frame.match or ""
+            elif frame.payload_kind == "match_end":
+                self.match = None
             if not self.wants_events:
                 return
             if frame.game_start and self.state is SessionState.SEATED:

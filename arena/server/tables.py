@@ -131,7 +131,8 @@ class Table:
         self.sinks.pop(slot, None)
         if not self.sinks:
             self._unattached.set()
-        lobby.release(self.sessions[slot])
+        # After a match's end this is the normal way out; before it, the referee is gone.
+        await lobby.release(self.sessions[slot], "its referee's connection for this seat closed")
         await lobby.notify()
 
     async def close(self, lobby: Lobby, reason: str, grace_s: float = 0.0) -> None:
@@ -148,9 +149,10 @@ class Table:
         # All at once: one seat connection slow to close must not hold up the others'.
         await asyncio.gather(*(sink.detach(reason) for sink in list(self.sinks.values())))
         self.sinks.clear()
-        for slot in range(len(self.sessions)):
-            if slot not in self.released:
-                self.released.add(slot)
-                lobby.release(self.sessions[slot])
+        leaving = [slot for slot in range(len(self.sessions)) if slot not in self.released]
+        self.released.update(leaving)
+        # A bot whose match this cuts short is told so (`BotSession.tell_aborted`): to each at
+        # once, as above.
+        await asyncio.gather(*(lobby.release(self.sessions[slot], reason) for slot in leaving))
         await lobby.notify()
         self.log.info("table_closed", reason=reason)

@@ -12,6 +12,9 @@ channel in each direction. A bot sets its will to a ``bye`` on its up topic, so 
 the server at once when the bot's connection dies; a will from an older connection concerns only
 that connection's topics. A bot that sends nothing (not even ``ping``) for the hub's
 ``mqtt_silence_s`` is dropped all the same: without a will nothing else would ever say it left.
+The embedded broker says more: it tells the server of every bot client's disconnect, clean or not
+(``arena/v1/bots/<name>/<conn>/gone``, which only the server reads), and the bridge closes that
+topic pair's link as a websocket's close closes its link, after the client's last message.
 
 `MqttBridge` is the server's single MQTT client: it feeds every up topic to the `Hub` like a
 websocket connection, logging in with the user and password of the ``--mqtt`` URL (over TLS for
@@ -35,6 +38,7 @@ import aiomqtt
 import structlog
 
 from arena.server.hub import Connection, Hub, Role
+from arena.server.sessions import MQTT_TRANSPORT
 from arena.transports.mqtt_refusals import (
     login_refused,
     login_refused_message,
@@ -45,6 +49,7 @@ from arena.transports.mqtt_refusals import (
 from arena.transports.mqtt_topics import (
     DEFAULT_PORT,
     DEFAULT_TLS_PORT,
+    GONE_FILTER,
     SERVER_CLIENT_PREFIX,
     SERVER_USER,
     TOPIC_ROOT,
@@ -54,6 +59,7 @@ from arena.transports.mqtt_topics import (
     bot_client_id,
     down_topic,
     owns_topic,
+    parse_bot_topic,
     parse_mqtt_url,
     parse_up_topic,
     peer_label,
@@ -103,6 +109,8 @@ MAX_WAITING_FRAMES = 64
 that they are dropped. An honest bot sends one action per request and a ping now and then."""
 MAX_FLOODED = 4096
 """Topic pairs closed for flood that the bridge keeps dropping (the oldest forgotten first)."""
+GONE = None
+"""In a bot connection's inbox: the embedded broker says its client has disconnected."""
 
 
 async def broker_reachable(host: str, port: int, timeout_s: float = 2.0) -> bool:
@@ -145,7 +153,7 @@ async def start_embedded_broker(broker: BrokerUrl) -> tuple[Any, BrokerLogin]:
 class MqttLink:
     """A `Link` to one bot connection: publishes on its down topic."""
 
-    transport = "mqtt"
+    transport = MQTT_TRANSPORT
 
     def __init__(self, bridge: MqttBridge, name: str, conn: str) -> None:
         self.bridge = bridge
@@ -179,8 +187,18 @@ class MqttLink:
 class MqttBridge:
     """The server's MQTT client (see the module docstring)."""
 
-    def __init__(self, hub: Hub, broker: BrokerUrl, login: BrokerLogin | None = None) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        broker: BrokerUrl,
+        login: BrokerLogin | None = None,
+        *,
+        embedded: bool = False,
+    ) -> None:
         self.hub = hub
+        self.embedded = embedded
+        """The broker is this server's own (`start_embedded_broker`): it tells the bridge when
+        a bot's client disconnects (`GONE_FILTER`), which no other broker does."""
         self.host = broker.host
         self.port = broker.port
         self.tls = broker.tls
@@ -194,7 +212,7 @@ class MqttBridge:
         self._publishing: set[asyncio.Task[None]] = set()
         self._heard: dict[tuple[str, str], float] = {}
         """When each bot connection last sent anything (event loop time), for `_watch`."""
-        self._inboxes: dict[tuple[str, str], deque[bytes]] = {}
+        self._inboxes: dict[tuple[str, str], deque[bytes | None]] = {}
         """Messages of each bot connection waiting to be handled; a key is here exactly while
         its worker (in `_workers`) runs."""
         self._workers: dict[tuple[str, str], asyncio.Task[None]] = {}
@@ -279,6 +297,8 @@ class MqttBridge:
                     client.pending_calls_threshold = PENDING_PUBLISHES_NORMAL
                     self.client = client
                     granted = await client.subscribe(UP_FILTER, qos=QOS)
+                    if self.embedded and not subscription_refused(granted):
+                        granted = await client.subscribe(GONE_FILTER, qos=QOS)
                     if subscription_refused(granted):
                         # Retrying cannot help: the broker's ACL keeps us out (another arena
                         # server's embedded broker, say, which only its own server may read).
@@ -307,6 +327,10 @@ class MqttBridge:
             except aiomqtt.MqttError as exc:
                 self.last_error = str(exc)
                 log.warning("mqtt_broker_lost", error=str(exc), retry_in_s=delay)
+                # Nothing can reach a bot behind the broker now: a send to one fails at once
+                # (its session then ends) rather than fail later in the MQTT library.
+                self.client = None
+                self.ready.clear()
                 # Every MQTT bot is cut off at once, through no fault of its own: stop their
                 # matches (their referees get ServerLost) rather than let them play fallbacks
                 # for as long as the outage lasts and report that as a result.
@@ -374,19 +398,29 @@ class MqttBridge:
         action relayed to a referee's seat connection), which must not hold up the other bots,
         as one loop over every message would."""
         key = parse_up_topic(topic)
-        if key is None or key in self._shunned or not isinstance(payload, bytes | bytearray):
+        if key is None:
+            gone = parse_bot_topic(topic, "gone") if self.embedded else None
+            if gone is not None and (gone in self.connections or gone in self._inboxes):
+                # After every message the client sent (the broker's order): its link closes.
+                self._queue(gone, GONE)
+            return
+        if key in self._shunned or not isinstance(payload, bytes | bytearray):
             return
         self._heard[key] = asyncio.get_running_loop().time()
+        inbox = self._inboxes.get(key)
+        if inbox is not None and len(inbox) >= MAX_WAITING_FRAMES:
+            log.warning("mqtt_frame_dropped", peer=peer_label(*key), waiting=len(inbox))
+            return
+        self._queue(key, bytes(payload))
+
+    def _queue(self, key: tuple[str, str], item: bytes | None) -> None:
         inbox = self._inboxes.get(key)
         if inbox is None:
             inbox = self._inboxes[key] = deque()
             self._workers[key] = asyncio.create_task(self._work(key, inbox))
-        elif len(inbox) >= MAX_WAITING_FRAMES:
-            log.warning("mqtt_frame_dropped", peer=peer_label(*key), waiting=len(inbox))
-            return
-        inbox.append(bytes(payload))
+        inbox.append(item)
 
-    async def _work(self, key: tuple[str, str], inbox: deque[bytes]) -> None:
+    async def _work(self, key: tuple[str, str], inbox: deque[bytes | None]) -> None:
         """Handle ``key``'s messages until none is waiting (a new one starts a new worker)."""
         try:
             while inbox:
@@ -407,11 +441,20 @@ class MqttBridge:
         self._inboxes.clear()
         self._workers.clear()
 
-    async def _handle(self, key: tuple[str, str], payload: bytes) -> None:
+    async def _handle(self, key: tuple[str, str], payload: bytes | None) -> None:
         if key in self._shunned:
             # Came in before the flood closed the pair, and waited behind the last straw.
             return
         conn = self.connections.get(key)
+        if payload is None:  # GONE
+            if conn is not None:
+                # As a websocket's close: a seated bot turns absent (the referee plays its
+                # fallbacks at once), a waiting one leaves the lobby and frees its name.
+                conn.log.info("mqtt_client_disconnected")
+                conn.link.abort()
+                self.forget(key)
+                await conn.lost()
+            return
         if conn is None:
             link = MqttLink(self, *key)
             # The topic names the bot: its hello may not claim another name (the broker's ACL

@@ -11,7 +11,9 @@ Since the client id is what grants the topics, `ArenaBroker` refuses a CONNECT w
 belongs to a connection still connected: amqtt would hand the session to the newcomer without
 closing the older socket, so a program that learnt a bot's id would read its messages and answer
 for it, unnoticed. It also keeps amqtt from crashing when subscriptions change during a
-broadcast (`SnapshotSubscriptions`).
+broadcast (`SnapshotSubscriptions`), and tells the server when a bot's client disconnects
+(`ArenaBroker._tell_gone`): a clean disconnect discards the client's will, and nothing else would
+tell the server that the bot has left.
 """
 
 from __future__ import annotations
@@ -37,8 +39,10 @@ from amqtt.utils import gen_client_id
 from arena.transports.mqtt_topics import (
     SERVER_CLIENT_PREFIX,
     SERVER_USER,
+    gone_topic,
     is_bot_client_id,
     owns_topic,
+    topic_pairs,
 )
 
 log = structlog.get_logger(__name__)
@@ -159,6 +163,30 @@ class ArenaBroker(Broker):
         """Client ids with a connection between its CONNECT and its end. amqtt marks a session
         connected only after the login plugin's await, so two CONNECTs of one id sent together
         would both pass a check of the sessions alone."""
+        self._bot_clients: set[str] = set()
+        """Client ids of bot connections let in and not yet ended: each one's end is told to
+        the server (`_tell_gone`)."""
+
+    async def _authenticate(self, session: Session, listener: Any) -> bool:
+        accepted: bool = await super()._authenticate(session, listener)
+        if accepted and session.client_id and is_bot_client_id(session.client_id):
+            self._bot_clients.add(session.client_id)
+        return accepted
+
+    async def _tell_gone(self, client_id: str) -> None:
+        """Tell the server that the bot connection ``client_id`` has ended, on the `gone_topic`
+        of each topic pair its id names; only the server may read those topics, and no client
+        may publish there.
+
+        A broker tells its clients that another is gone only through that client's will, which
+        a clean disconnect discards: a bot that leaves without ``bye`` would keep its session
+        (and its name, and its seat) until the server's silence limit. The notice goes through
+        the broadcast queue, after everything this client published: the server handles it
+        after the bot's last action, as it handles a websocket's close after its last frame."""
+        if self.transitions.state != "started":
+            return
+        for name, conn in topic_pairs(client_id):
+            await self._broadcast_message(None, gone_topic(name, conn), b"gone", 1)
 
     def client_connected(self, client_id: str) -> bool:
         if client_id in self._handled_ids:
@@ -250,6 +278,9 @@ class ArenaBroker(Broker):
             client_id = client_session.client_id
             if client_id:
                 self._handled_ids.discard(client_id)
+            if client_id in self._bot_clients:
+                self._bot_clients.discard(client_id)
+                await self._tell_gone(client_id)
             # amqtt leaves a client it refused at login registered as connected, for ever: its
             # id would then look taken (above), and each such client would cost memory.
             entry = self._sessions.get(client_id) if client_id else None

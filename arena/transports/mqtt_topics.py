@@ -16,6 +16,9 @@ from arena.errors import ArenaError
 
 TOPIC_ROOT = "arena/v1/bots"
 UP_FILTER = f"{TOPIC_ROOT}/+/+/up"
+GONE_FILTER = f"{TOPIC_ROOT}/+/+/gone"
+"""The embedded broker's notices to the server that a bot connection has ended (`gone_topic`);
+no bot may publish there."""
 DEFAULT_PORT = 1883
 DEFAULT_TLS_PORT = 8883
 SERVER_USER = "arena-server"
@@ -40,15 +43,40 @@ def down_topic(name: str, conn: str) -> str:
     return f"{TOPIC_ROOT}/{name}/{conn}/down"
 
 
+def gone_topic(name: str, conn: str) -> str:
+    """Where the embedded broker tells the server that the client of ``name``/``conn`` has
+    disconnected, however it left (a clean disconnect discards its will)."""
+    return f"{TOPIC_ROOT}/{name}/{conn}/gone"
+
+
 def parse_up_topic(topic: str) -> tuple[str, str] | None:
     """``(name, conn)`` of an up topic, or None for anything else."""
+    return parse_bot_topic(topic, "up")
+
+
+def parse_bot_topic(topic: str, direction: str) -> tuple[str, str] | None:
+    """``(name, conn)`` of a bot connection's ``direction`` topic (``up``, ``down``, ``gone``),
+    or None for anything else."""
     parts = topic.split("/")
-    if len(parts) != 6 or "/".join(parts[:3]) != TOPIC_ROOT or parts[5] != "up":
+    if len(parts) != 6 or "/".join(parts[:3]) != TOPIC_ROOT or parts[5] != direction:
         return None
     name, conn = parts[3], parts[4]
     if not (_LEVEL.match(name) and _LEVEL.match(conn)):
         return None
     return name, conn
+
+
+def topic_pairs(client_id: str) -> list[tuple[str, str]]:
+    """Every ``(name, conn)`` whose `bot_client_id` is ``client_id``: both may hold ``-``, so
+    ``a-b-c`` names ``(a, b-c)`` and ``(a-b, c)`` alike (and the embedded broker grants it the
+    topics of both)."""
+    pairs = []
+    for at, char in enumerate(client_id):
+        if char == "-":
+            name, conn = client_id[:at], client_id[at + 1 :]
+            if _LEVEL.match(name) and _LEVEL.match(conn):
+                pairs.append((name, conn))
+    return pairs
 
 
 def peer_label(name: str, conn: str) -> str:

@@ -23,7 +23,7 @@ from arena.server.hub import Hub
 from arena.server.wire import protocol_text
 from arena.transports.base import SeatFailure
 from protocol.codec import ProtocolError, parse_message
-from protocol.games.common import GameEnd
+from protocol.games.common import GameEnd, MatchEnd, MatchStart
 from protocol.messages import Action, Error, Event, Request
 
 log = structlog.get_logger(__name__)
@@ -282,7 +282,13 @@ class WebSocketSeat:
     async def send(self, message: Event | Error) -> None:
         if isinstance(message, Event) and isinstance(message.payload, GameEnd):
             self.games_ended += 1
-        if not self.events and isinstance(message, Event):
+        if (
+            not self.events
+            and isinstance(message, Event)
+            and not isinstance(message.payload, MatchStart | MatchEnd)
+        ):
+            # The server would drop it. A match's start and end still go: the server notes
+            # them, to tell the bot when its table closes in between (``match_aborted``).
             return
         if self._closed is None and not await self._batcher.send(
             protocol_text(message), urgent=isinstance(message, Error)

@@ -83,7 +83,13 @@ async def test_a_live_bots_client_id_is_refused_to_a_newcomer(clean: bool) -> No
         await wait_until(lambda: not server.broker.client_connected("g1-c1"), "the disconnect")
         async with client(port, "g1-c1") as again:
             await again.subscribe(topic("g1", "c1", "down"), qos=1)
-            await still_served(again, "g1", "c1")
+            # ... but the session it held is gone with it (the broker told the server of the
+            # disconnect): the newcomer does not speak for the bot, and must say hello.
+            await again.publish(topic("g1", "c1", "up"), STRAY_ACTION, qos=1)
+            answer = await next_json(again)
+            assert answer is not None
+            assert (answer["type"], answer["code"]) == ("error", "no_session")
+            assert "g1" not in server.hub.lobby.sessions
 
 
 async def test_a_client_refused_at_login_leaves_its_id_free() -> None:

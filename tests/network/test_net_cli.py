@@ -413,3 +413,28 @@ async def test_copies_sharing_a_token_are_refused_with_the_reason_and_own_tokens
                 return not (await server_status(url, admin="lead", token=admin)).bots
 
             await wait_until(lobby_empty, "the copies to leave", seconds=30)
+
+
+@pytest.mark.parametrize(
+    ("more", "named"),
+    [
+        (["--name", "bad name!"], "'bad name!'"),
+        (["--name", "x" * 64, "--copies", "2"], f"'{'x' * 64}-0'"),
+    ],
+)
+def test_bots_run_refuses_a_bad_name_before_connecting(more: list[str], named: str) -> None:
+    """A name the server would refuse as a malformed hello is one error line, not a hello (a
+    copy's ``-0`` counts: 64 characters and ``-0`` are 66)."""
+    shown = bots("run", "greedy", "--game", "mahjong", "--url", f"ws://{LOOPBACK}:1", *more)
+    [line] = error_lines(shown)
+    assert line.startswith(f"error: {named}") and "is no valid bot name: 1-64 of" in line, line
+
+
+def test_a_name_in_use_is_told_apart_by_its_code() -> None:
+    """`name_in_use` (a v1 addition) gets the hints `auth_failed` with the same text got."""
+    lobby = ClientRefused("name_in_use: bot c-0 already has a session (lobby); send hello.resume")
+    hint = bots_cli.refusal_hint(lobby, ["c-0"], [None])
+    assert "stop that bot" in hint and "another --name" in hint and "tokens add" not in hint
+    seated = ClientRefused("name_in_use: bot c-0 already has a session (seated); send …")
+    hint = bots_cli.refusal_hint(seated, ["c-0"], [None])
+    assert "--resume-file" in hint and "another --name" in hint

@@ -163,7 +163,8 @@ async def test_a_taken_name_is_refused() -> None:
         async with raw_peer(ws_url(server)) as second:
             await second.send(hello("twin"))
             refusal = await second.recv()
-            assert refusal["code"] == "auth_failed"
+            # Its own code (a v1 addition): a bot can wait or resume; auth_failed is fatal.
+            assert refusal["code"] == "name_in_use"
             assert "already" in refusal["text"]
             assert await second.closed()
 

@@ -89,6 +89,35 @@ def test_the_bank_pays_for_late_answers_and_without_one_they_are_penalised() -> 
     assert _failures(None) > 0
 
 
+class BankWatchingSeat(SlowSeat):
+    """A slow seat that keeps what every request said of its bank."""
+
+    def __init__(self, bot: Bot) -> None:
+        super().__init__(bot)
+        self.banks: list[int | None] = []
+
+    async def ask(self, request: Request) -> Action:
+        self.banks.append(request.bank_ms)
+        return await super().ask(request)
+
+
+@pytest.mark.parametrize("bank_ms", [60_000, None])
+def test_each_request_tells_the_bot_what_is_left_of_its_bank(bank_ms: int | None) -> None:
+    """PROTOCOL.md: a request carries ``bank_ms``, the seat's bank left, when the match has
+    one (so a bot can budget its thinking), and leaves it out otherwise."""
+    slow = BankWatchingSeat(make_ld_bot("random-guess", {"seed": "slow"}))
+    seats = (slow, InProcessSeat(make_ld_bot("type5", {"seed": "slow"})))
+    bank = TimeControl(deadline_ms=10, bank_ms=bank_ms).new_bank()
+    asyncio.run(run_match("slow", "t5", 4, "time", seats=seats, deadline_ms=10, time_bank=bank))
+    assert slow.banks
+    if bank_ms is None:
+        assert set(slow.banks) == {None}
+        return
+    assert slow.banks[0] == bank_ms
+    assert all(isinstance(left, int) for left in slow.banks)
+    assert slow.banks == sorted(slow.banks, reverse=True) and slow.banks[-1] < bank_ms
+
+
 class ResumedSeat(InProcessSeat):
     """Its first request is answered ``late`` by the seat itself, at once: what a server says
     for a bot that came back on a new connection while the request was pending. It answers
