@@ -9,9 +9,7 @@ broken build fails rather than hangs (ARENA_TEST_TIMEOUT_SCALE scales the bounds
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import select
 import signal
 import subprocess
@@ -22,8 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.dealing import MatchSeed
-from arena.replay import check_record
+from tests.stopped_match import assert_stopped_cleanly
 
 SCALE = float(os.environ.get("ARENA_TEST_TIMEOUT_SCALE", "1"))
 WAIT_S = 90.0 * SCALE
@@ -79,24 +76,6 @@ def stop(process: subprocess.Popen[str], number: int) -> tuple[int, str]:
         process.kill()
         pytest.fail(f"signal {number} did not stop the command")
     return process.returncode, err
-
-
-def assert_stopped_cleanly(code: int, err: str, number: int, records: Path) -> None:
-    """Exit 128 + the signal, one error line, the seed shown, the record revealed and
-    reported short by `arena verify`."""
-    assert code == 128 + number, err
-    assert "Traceback" not in err
-    errors = [line for line in err.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and errors[0].startswith("error: interrupted"), err
-    (seed,) = re.findall(r"^seed: ([0-9a-f]{64})$", err, re.M)
-    (record,) = records.glob("*.jsonl")
-    lines = [json.loads(text) for text in record.read_text("utf-8").splitlines()]
-    assert lines[-1]["type"] == "reveal" and lines[-1]["seed"] == seed
-    assert lines[0]["seed_commitment"] == MatchSeed.from_hex(seed).commitment()
-    (match,) = check_record(record).matches
-    assert any(
-        p.startswith("the match announced 384 games, the record holds") for p in match.problems
-    )
 
 
 @pytest.mark.parametrize(

@@ -445,3 +445,46 @@ async def bots_run_copies(
         stderr=asyncio.subprocess.PIPE,
         env={**subprocess_env(), **(env or {})},
     )
+
+
+class MqttBot:
+    """A hand-driven MQTT bot on one topic pair, client id ``<name>-<conn>``, with no will."""
+
+    def __init__(self, client: aiomqtt.Client, name: str, conn: str) -> None:
+        self.client = client
+        self.name = name
+        self.conn = conn
+        self.up = f"arena/v1/bots/{name}/{conn}/up"
+
+    async def send(self, data: dict[str, Any]) -> None:
+        await self.client.publish(self.up, json.dumps(data), qos=1)
+
+    async def recv(self, seconds: float = 10.0) -> dict[str, Any]:
+        async with asyncio.timeout(scaled(seconds)):
+            async for message in self.client.messages:
+                payload = message.payload
+                assert isinstance(payload, bytes)
+                value = json.loads(payload)
+                assert isinstance(value, dict)
+                return value
+        raise AssertionError("the broker connection ended")
+
+    async def hello(self, token: str | None = None) -> dict[str, Any]:
+        """Say hello; the server's reply."""
+        said: dict[str, Any] = {"v": 1, "type": "hello", "name": self.name, "games": ["liars_dice"]}
+        if token is not None:
+            said["token"] = token
+        await self.send(said)
+        return await self.recv()
+
+
+@asynccontextmanager
+async def mqtt_bot(
+    port: int, name: str, conn: str, *, client_id: str | None = None
+) -> AsyncIterator[MqttBot]:
+    """Connected and subscribed (client id ``<name>-<conn>``, what the embedded broker asks,
+    unless ``client_id``); leaves with a clean DISCONNECT (and no bye) at the end."""
+    identifier = client_id if client_id is not None else f"{name}-{conn}"
+    async with aiomqtt.Client(LOOPBACK, port, identifier=identifier) as client:
+        await client.subscribe(f"arena/v1/bots/{name}/{conn}/down", qos=1)
+        yield MqttBot(client, name, conn)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import signal
 import subprocess
 from collections.abc import AsyncIterator, Iterator
@@ -23,13 +22,14 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import aiomqtt
 import pytest
 from net_helpers import (
     LOOPBACK,
     PYTHON,
+    MqttBot,
     free_port,
     mosquitto,
+    mqtt_bot,
     raw_peer,
     running_server,
     scaled,
@@ -48,45 +48,6 @@ from arena.transports.base import Seat
 from protocol.messages import Action, Error, Event, Request
 
 AN_HOUR = 3600.0
-
-
-class MqttBot:
-    """A hand-driven MQTT bot on one topic pair, client id ``<name>-<conn>``, with no will."""
-
-    def __init__(self, client: aiomqtt.Client, name: str, conn: str) -> None:
-        self.client = client
-        self.name = name
-        self.conn = conn
-        self.up = f"arena/v1/bots/{name}/{conn}/up"
-
-    async def send(self, data: dict[str, Any]) -> None:
-        await self.client.publish(self.up, json.dumps(data), qos=1)
-
-    async def recv(self, seconds: float = 10.0) -> dict[str, Any]:
-        async with asyncio.timeout(scaled(seconds)):
-            async for message in self.client.messages:
-                payload = message.payload
-                assert isinstance(payload, bytes)
-                value = json.loads(payload)
-                assert isinstance(value, dict)
-                return value
-        raise AssertionError("the broker connection ended")
-
-    async def hello(self, token: str | None = None) -> dict[str, Any]:
-        """Say hello; the server's reply."""
-        said: dict[str, Any] = {"v": 1, "type": "hello", "name": self.name, "games": ["liars_dice"]}
-        if token is not None:
-            said["token"] = token
-        await self.send(said)
-        return await self.recv()
-
-
-@asynccontextmanager
-async def mqtt_bot(port: int, name: str, conn: str) -> AsyncIterator[MqttBot]:
-    """Connected and subscribed; leaves with a clean DISCONNECT (and no bye) at the end."""
-    async with aiomqtt.Client(LOOPBACK, port, identifier=f"{name}-{conn}") as client:
-        await client.subscribe(f"arena/v1/bots/{name}/{conn}/down", qos=1)
-        yield MqttBot(client, name, conn)
 
 
 @asynccontextmanager

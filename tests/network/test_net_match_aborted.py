@@ -44,6 +44,34 @@ async def play_along(peer: RawPeer, seen: list[dict[str, Any]] | None = None) ->
             await peer.send({"type": "action", "seq": message["seq"], "action": action})
 
 
+@asynccontextmanager
+async def alice_and_bob(
+    *, events: bool = True
+) -> AsyncIterator[tuple[ArenaServer, RawPeer, RawPeer]]:
+    """A server with alice (taking events or not) and bob welcomed in its lobby."""
+    async with (
+        running_server() as server,
+        raw_peer(ws_url(server)) as alice,
+        raw_peer(ws_url(server)) as bob,
+    ):
+        await hello(alice, "alice", events=events)
+        await hello(bob, "bob")
+        yield server, alice, bob
+
+
+@asynccontextmanager
+async def playing_along(*peers: tuple[RawPeer, list[dict[str, Any]] | None]) -> AsyncIterator[None]:
+    """`play_along` for each (peer, seen) while the block runs."""
+    tasks = [asyncio.create_task(play_along(peer, seen)) for peer, seen in peers]
+    try:
+        yield
+    finally:
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+
 async def a_match(seats: Sequence[Seat], games: int) -> None:
     """A liar's dice match of ``games`` games between alice and bob, framed as a match is:
     ``match_start`` first, ``match_end`` after the last game."""
@@ -89,15 +117,8 @@ async def next_non_event(peer: RawPeer) -> dict[str, Any]:
 async def test_a_referee_that_stops_mid_match_leaves_every_bot_told(
     referee: str, events: bool
 ) -> None:
-    async with (
-        running_server() as server,
-        raw_peer(ws_url(server)) as alice,
-        raw_peer(ws_url(server)) as bob,
-    ):
-        await hello(alice, "alice", events=events)
-        await hello(bob, "bob")
-        helper = asyncio.create_task(play_along(bob))
-        try:
+    async with alice_and_bob(events=events) as (server, alice, bob):
+        async with playing_along((bob, None)):
             async with seats_of(server, referee) as seats:
                 match = asyncio.create_task(a_match(seats, games=50))
                 request = await alice.recv_until("request", 30)
@@ -106,10 +127,6 @@ async def test_a_referee_that_stops_mid_match_leaves_every_bot_told(
                 with contextlib.suppress(asyncio.CancelledError):
                     await match
             told = await next_non_event(alice)
-        finally:
-            helper.cancel()
-            with contextlib.suppress(BaseException):
-                await helper
         assert told["type"] == "error" and told["code"] == "match_aborted", told
         assert told["match"] == request["match"] == MATCH
         assert "seq" not in told
@@ -122,29 +139,20 @@ async def test_a_referee_that_stops_mid_match_leaves_every_bot_told(
 
 async def test_a_killed_referees_seat_connections_leave_the_bot_told() -> None:
     """Seat connections cut without a close (a referee killed with SIGKILL)."""
-    async with (
-        running_server() as server,
-        raw_peer(ws_url(server)) as alice,
-        raw_peer(ws_url(server)) as bob,
-    ):
-        await hello(alice, "alice")
-        await hello(bob, "bob")
-        helper = asyncio.create_task(play_along(bob))
-        try:
-            async with remote_seats(ws_url(server), NAMES, game="liars_dice") as seats:
-                match = asyncio.create_task(a_match(seats, games=50))
-                await alice.recv_until("request", 30)
-                for seat in seats:
-                    assert isinstance(seat, WebSocketSeat)
-                    seat._connection.transport.abort()
-                told = await next_non_event(alice)
-                match.cancel()
-                with contextlib.suppress(BaseException):
-                    await match
-        finally:
-            helper.cancel()
+    async with alice_and_bob() as (server, alice, bob):
+        async with (
+            playing_along((bob, None)),
+            remote_seats(ws_url(server), NAMES, game="liars_dice") as seats,
+        ):
+            match = asyncio.create_task(a_match(seats, games=50))
+            await alice.recv_until("request", 30)
+            for seat in seats:
+                assert isinstance(seat, WebSocketSeat)
+                seat._connection.transport.abort()
+            told = await next_non_event(alice)
+            match.cancel()
             with contextlib.suppress(BaseException):
-                await helper
+                await match
         assert (told["type"], told["code"], told["match"]) == ("error", "match_aborted", MATCH)
         assert "referee" in told["text"]
 
@@ -154,26 +162,10 @@ async def test_a_killed_referees_seat_connections_leave_the_bot_told() -> None:
 async def test_a_match_that_ended_closes_its_table_without_a_word(
     referee: str, events: bool
 ) -> None:
-    async with (
-        running_server() as server,
-        raw_peer(ws_url(server)) as alice,
-        raw_peer(ws_url(server)) as bob,
-    ):
-        await hello(alice, "alice", events=events)
-        await hello(bob, "bob")
-        seen: list[dict[str, Any]] = []
-        players = [
-            asyncio.create_task(play_along(peer, others))
-            for peer, others in ((alice, seen), (bob, None))
-        ]
-        try:
-            async with seats_of(server, referee) as seats:
-                await asyncio.wait_for(a_match(seats, games=1), scaled(60))
-        finally:
-            for task in players:
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
+    seen: list[dict[str, Any]] = []
+    async with alice_and_bob(events=events) as (server, alice, bob):
+        async with playing_along((alice, seen), (bob, None)), seats_of(server, referee) as seats:
+            await asyncio.wait_for(a_match(seats, games=1), scaled(60))
         # The table has closed (its close was confirmed); whatever it said has been sent.
         assert not server.hub.tables
         await alice.send({"type": "action", "seq": 999, "action": "challenge"})

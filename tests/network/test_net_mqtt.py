@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import signal
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import aiomqtt
 import pytest
 from net_helpers import (
     LOOPBACK,
+    MqttBot,
     byes_when_signalled,
     dice_bot_clients,
     mosquitto,
+    mqtt_bot,
     running_server,
     scaled,
     wait_until,
@@ -36,32 +36,10 @@ def broker_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         yield port
 
 
-class RawBot:
-    """A hand-driven MQTT bot on one topic pair, with no will (as a careless client would)."""
-
-    def __init__(self, client: aiomqtt.Client, name: str, conn: str) -> None:
-        self.client = client
-        self.up = f"arena/v1/bots/{name}/{conn}/up"
-
-    async def send(self, data: dict[str, Any]) -> None:
-        await self.client.publish(self.up, json.dumps(data), qos=1)
-
-    async def recv(self, seconds: float = 10.0) -> dict[str, Any]:
-        async with asyncio.timeout(scaled(seconds)):
-            async for message in self.client.messages:
-                payload = message.payload
-                assert isinstance(payload, bytes)
-                value = json.loads(payload)
-                assert isinstance(value, dict)
-                return value
-        raise AssertionError("the broker connection ended")
-
-
 @asynccontextmanager
-async def raw_bot(port: int, name: str, conn: str) -> AsyncIterator[RawBot]:
-    async with aiomqtt.Client(LOOPBACK, port, identifier=f"raw-{name}-{conn}") as client:
-        await client.subscribe(f"arena/v1/bots/{name}/{conn}/down", qos=1)
-        yield RawBot(client, name, conn)
+async def raw_bot(port: int, name: str, conn: str) -> AsyncIterator[MqttBot]:
+    async with mqtt_bot(port, name, conn, client_id=f"raw-{name}-{conn}") as bot:
+        yield bot
 
 
 def hello(name: str) -> dict[str, Any]:

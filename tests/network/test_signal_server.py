@@ -9,8 +9,6 @@ Nothing here asserts on time: every wait is bounded only so that a broken build 
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 import signal
 from pathlib import Path
 
@@ -26,11 +24,10 @@ from net_helpers import (
     ws_url,
 )
 
-from arena.dealing import MatchSeed
-from arena.replay import check_record
 from bots.adapters import adapter_for
 from bots.client import Backoff, BotClient
 from bots.registry import make_bot
+from tests.stopped_match import assert_stopped_cleanly
 
 
 async def test_sigterm_stops_a_server_match_as_ctrl_c_does(tmp_path: Path) -> None:
@@ -58,19 +55,8 @@ async def test_sigterm_stops_a_server_match_as_ctrl_c_does(tmp_path: Path) -> No
                 raise
             process.send_signal(signal.SIGTERM)
             _out, raw = await asyncio.wait_for(process.communicate(), timeout=scaled(90))
-    err = raw.decode()
-    assert process.returncode == 128 + signal.SIGTERM, err
-    assert "Traceback" not in err
-    errors = [line for line in err.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and errors[0].startswith("error: interrupted"), err
-    (seed,) = re.findall(r"^seed: ([0-9a-f]{64})$", err, re.M)
-    (record,) = records.glob("*.jsonl")
-    lines = [json.loads(text) for text in record.read_text("utf-8").splitlines()]
-    assert lines[-1]["type"] == "reveal" and lines[-1]["seed"] == seed
-    assert lines[0]["seed_commitment"] == MatchSeed.from_hex(seed).commitment()
-    (match,) = check_record(record).matches
-    short = "the match announced 384 games, the record holds"
-    assert any(problem.startswith(short) for problem in match.problems), match.problems
+    assert process.returncode is not None
+    assert_stopped_cleanly(process.returncode, raw.decode(), signal.SIGTERM, records)
 
 
 async def test_serve_drains_on_sighup_as_on_sigterm() -> None:
