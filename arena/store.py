@@ -413,8 +413,10 @@ class ResultStore:
                 for alias in aliases:
                     old = self._find_league(name, alias)
                     if old is not None:
+                        # What its config says now is what its matches play from here on.
                         self._db.execute(
-                            "UPDATE leagues SET fingerprint = ? WHERE id = ?", (fingerprint, old.id)
+                            "UPDATE leagues SET fingerprint = ?, config = ? WHERE id = ?",
+                            (fingerprint, _json(config), old.id),
                         )
                         break
             self._db.execute(

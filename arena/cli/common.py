@@ -231,8 +231,10 @@ _PENDING_SEEDS: list[tuple[str, Console]] = []
 
 def _reveal_pending_seeds() -> None:
     while _PENDING_SEEDS:
-        seed, shown_on = _PENDING_SEEDS.pop()
+        seed, shown_on = _PENDING_SEEDS[-1]
+        # Shown, then forgotten: an interruption between the two shows it twice, never not at all.
         shown_on.print(f"seed: {seed}", markup=False, highlight=False, soft_wrap=True)
+        _PENDING_SEEDS.pop()
 
 
 @contextmanager
@@ -259,8 +261,8 @@ def seed_shown_at_end(seed: str, fresh: bool, console: Console) -> Iterator[None
         yield
     finally:
         if pending in _PENDING_SEEDS:
-            _PENDING_SEEDS.remove(pending)
             console.print(f"seed: {seed}", markup=False, highlight=False, soft_wrap=True)
+            _PENDING_SEEDS.remove(pending)
 
 
 def split_names(text: str, option: str) -> list[str]:
@@ -329,8 +331,9 @@ def _stop(number: int, _frame: FrameType | None) -> None:
     workers stopped) applies unchanged. Where SIGINT is ignored (a background job of a
     script: the shell ignores Ctrl-C for it), the stop is raised as `KeyboardInterrupt` here,
     since the signal was meant to stop the command all the same."""
-    if not _stopped_by:
-        _stopped_by.append(number)
+    if _stopped_by:
+        return  # already stopping: a second SIGTERM or SIGHUP must not cut the clean-up short
+    _stopped_by.append(number)
     if callable(signal.getsignal(signal.SIGINT)):
         signal.raise_signal(signal.SIGINT)
     else:

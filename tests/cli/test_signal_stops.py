@@ -136,3 +136,47 @@ def test_any_command_stopped_by_a_signal_says_so_in_one_line(number: int, tmp_pa
     code, err = stop(process, number)
     assert code == 128 + number, err
     assert err.splitlines() == ["error: interrupted"], err
+
+
+def test_a_second_stop_signal_does_not_cut_the_clean_up_short(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review of the stop: a second SIGTERM or SIGHUP (``kill; kill``, systemd's SIGTERM then
+    SIGHUP) became a second Ctrl-C, which asyncio answers by raising `KeyboardInterrupt` in the
+    middle of the clean-up, where it could swallow the seed. Only the first stop is passed on."""
+    from arena.cli import common
+
+    raised: list[int] = []
+    monkeypatch.setattr(common, "_stopped_by", [])
+    monkeypatch.setattr(signal, "getsignal", lambda number: lambda *_args: None)
+    monkeypatch.setattr(signal, "raise_signal", raised.append)
+    common._stop(signal.SIGTERM, None)
+    common._stop(signal.SIGHUP, None)
+    common._stop(signal.SIGTERM, None)
+    assert raised == [signal.SIGINT]
+    assert common.interrupted_exit() == 128 + signal.SIGTERM
+
+
+class InterruptedOnce:
+    """A console whose first print is interrupted (a Ctrl-C landing on the write)."""
+
+    def __init__(self) -> None:
+        self.printed: list[str] = []
+
+    def print(self, text: str, **_style: object) -> None:
+        if not self.printed:
+            self.printed.append("")
+            raise KeyboardInterrupt
+        self.printed.append(text)
+
+
+def test_a_seed_interrupted_while_shown_is_still_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.cli import common
+
+    monkeypatch.setattr(common, "_PENDING_SEEDS", [])
+    console = InterruptedOnce()
+    with pytest.raises(KeyboardInterrupt):
+        common._PENDING_SEEDS.append(("ab" * 32, console))  # type: ignore[arg-type]
+        common._reveal_pending_seeds()
+    common._reveal_pending_seeds()  # what `fail` does on the way out
+    assert console.printed[-1] == f"seed: {'ab' * 32}"

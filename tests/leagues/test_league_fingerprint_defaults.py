@@ -108,3 +108,5 @@ def test_a_league_stored_under_the_written_out_fingerprint_resumes(tmp_path: Pat
         (league,) = store.leagues()
     assert (run.resumed, run.played, run.complete) == (1, 0, True)
     assert league.fingerprint == fingerprint
+    # ... and the config it now plays from, file contents included (LEAGUES.md).
+    assert league.config["contents"] == config.contents.to_json()

@@ -116,6 +116,8 @@ def test_malformed_actions(text: str) -> None:
         ("bid 99999999999999999999x2", "more dice than any table holds"),
         ("bid 3x10", "faces 1 to 6, not 10"),
         ("bid 3x0000000000000000000005", None),
+        ("bid " + "0" * 5000 + "1000x2", "more dice than the 10 in play"),
+        ("bid 3x" + "0" * 5000 + "5", None),
     ],
 )
 def test_a_bid_of_any_length_is_read_and_judged_by_its_rule(text: str, words: str | None) -> None:

@@ -95,7 +95,8 @@ def parse_action(text: str) -> LiarsDiceAction:
         raise InvalidActionError(
             f"a bid of {_abridged(count_text)} dice claims more dice than any table holds"
         )
-    count, face = int(count_text), int(face_text)
+    # Without its leading zeros: `int` refuses a text of over 4,300 digits.
+    count, face = int(count_text.lstrip("0") or "0"), int(face_text.lstrip("0") or "0")
     if count < 1:
         raise InvalidActionError(f"a bid claims at least one die, not {count}")
     if not 1 <= face <= FACES:
