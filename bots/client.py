@@ -27,6 +27,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import structlog
 
@@ -41,6 +42,7 @@ from bots.adapters import (
 from bots.base import Bot
 from protocol.games.common import GameStart
 from protocol.messages import (
+    FEATURES,
     SILENCE_LIMIT_S,
     Action,
     Bye,
@@ -195,6 +197,8 @@ class BotClient:
         """Set by `stop`: cuts short a wait between reconnects."""
         self.matches_aborted = 0
         """``match_aborted`` notices received: matches the server stopped under this bot."""
+        self._features_refused = False
+        """The server refused ``hello.features`` (it is older than them): hello without."""
         self._sent_at = 0.0
         """Event loop time of the last message sent (for the keepalive)."""
         # A bot that keeps Bot.on_event (a no-op) decides from requests alone: its events need
@@ -263,19 +267,21 @@ class BotClient:
 
     async def _session(self, adapter: ServerAdapter) -> str | None:
         """One connection's life; a str is the reason to stop for good, None means reconnect."""
-        await self._send(
-            adapter,
-            Hello(
-                name=self.name,
-                token=self.token,
-                games=list(self.bots),
-                resume=self.resume_token,
-                events=self._listening,
-            ),
-        )
+        features = None if self._features_refused else list(FEATURES)
         try:
             async with asyncio.timeout(self.welcome_timeout_s):
-                first = await adapter.receive()
+                first = await self._hello(adapter, features)
+                if (
+                    features is not None
+                    and isinstance(first, Error)
+                    and first.code is ErrorCode.BAD_MESSAGE
+                    and "features" in first.text
+                ):
+                    # A server from before `hello.features`: it keeps the connection and sends
+                    # none of the additions anyway. Say hello as a bot of its time.
+                    self._features_refused = True
+                    self.log.info("server_without_features")
+                    first = await self._hello(adapter, None)
         except TimeoutError:
             why = adapter.no_welcome(self.welcome_timeout_s)
             if self.welcomes == 0:
@@ -332,6 +338,21 @@ class BotClient:
                 keepalive.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await keepalive
+
+    async def _hello(self, adapter: ServerAdapter, features: list[str] | None) -> Any:
+        """Say hello (asking for ``features``) and return the server's first answer."""
+        await self._send(
+            adapter,
+            Hello(
+                name=self.name,
+                token=self.token,
+                games=list(self.bots),
+                resume=self.resume_token,
+                events=self._listening,
+                features=features,
+            ),
+        )
+        return await adapter.receive()
 
     def _refused(self, error: Error) -> None:
         """The server refused our hello with ``error``: returns to reconnect and say hello

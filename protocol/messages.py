@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BeforeValidator, Field, TypeAdapter
 
@@ -130,6 +130,13 @@ class Envelope(WireModel):
     )
 
 
+FEATURES: Final = ("bank_ms", "refusal_codes", "match_aborted")
+"""The v1 additions a bot may ask for in ``hello.features``; the server sends each only to a bot
+that asked, so a bot written before them (which refuses unknown fields and codes) still plays:
+``bank_ms`` on requests, the refusal codes ``name_in_use`` and ``resume_unknown`` (else
+``auth_failed``, as before them), and the ``match_aborted`` notice."""
+
+
 class Hello(Envelope):
     """First message of a bot: who it is and what it plays."""
 
@@ -145,6 +152,14 @@ class Hello(Envelope):
         default=True,
         description="false: send this bot no `event` messages (it decides from each request's "
         "observation alone, which holds everything its seat may know)",
+    )
+    features: list[Annotated[str, Field(max_length=32)]] | None = Field(
+        default=None,
+        max_length=16,
+        description="(v1 addition) the additions this bot understands, of `bank_ms`, "
+        "`refusal_codes`, `match_aborted`: the server sends each only to a bot that lists it "
+        "(names it does not know are ignored). A server older than the field refuses a hello "
+        "that has it with `bad_message` and keeps the connection: say hello again without it",
     )
 
 

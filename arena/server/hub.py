@@ -50,6 +50,9 @@ from protocol.base import WireModel
 from protocol.codec import MAX_MESSAGE_BYTES, ProtocolError, encode, parse_message
 from protocol.messages import SILENCE_LIMIT_S, Action, Bye, Error, ErrorCode, Hello, Ping
 
+REFUSAL_CODES = frozenset({ErrorCode.NAME_IN_USE, ErrorCode.RESUME_UNKNOWN})
+"""The hello refusals that a bot gets only if it asked for them (``refusal_codes``)."""
+
 log = structlog.get_logger(__name__)
 
 
@@ -414,6 +417,9 @@ class Connection:
         if isinstance(admitted, Error):
             # A refusal (auth_failed, name_in_use, resume_unknown, shutting down): the
             # connection is closed, and the bot may say hello on a new one.
+            if admitted.code in REFUSAL_CODES and "refusal_codes" not in (hello.features or ()):
+                # A bot written before these codes refuses them: it gets the one it knows.
+                admitted = admitted.model_copy(update={"code": ErrorCode.AUTH_FAILED})
             await self._send(admitted)
             await self.shut(admitted.text)
             return

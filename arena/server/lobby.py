@@ -95,11 +95,13 @@ class Lobby:
         if session is not None:
             if hello.resume is not None and hello.resume == session.resume_token:
                 session.wants_events = hello.events
+                session.features = frozenset(hello.features or ())
                 return Admitted(session, resumed=True)
             if session.state is SessionState.ABSENT and not self.tokens.open:
                 # The token already proves who this is: a restarted bot that lost its resume
                 # token still gets its seat back.
                 session.wants_events = hello.events
+                session.features = frozenset(hello.features or ())
                 return Admitted(session, resumed=True)
             if not _replaceable(session, link):
                 return self._refusal(hello, session)
@@ -127,7 +129,12 @@ class Lobby:
         if self.draining:
             return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
         session = BotSession(
-            hello.name, hello.games, link, self.journal_cap, wants_events=hello.events
+            hello.name,
+            hello.games,
+            link,
+            self.journal_cap,
+            wants_events=hello.events,
+            features=hello.features or (),
         )
         self.sessions[hello.name] = session
         session.log.info("bot_joined", games=list(hello.games), transport=link.transport)

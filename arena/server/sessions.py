@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
@@ -226,9 +226,12 @@ class BotSession:
         journal_cap: int = DEFAULT_JOURNAL_CAP,
         *,
         wants_events: bool = True,
+        features: Iterable[str] = (),
     ) -> None:
         self.name = name
         self.games = tuple(games)
+        self.features = frozenset(features)
+        """The v1 additions the bot asked for (``hello.features``): it gets no other."""
         self.wants_events = wants_events
         """The bot's ``hello.events``: False means its events are neither sent nor journaled
         (a bot that turns them on when it resumes gets them from then on)."""
@@ -290,6 +293,8 @@ class BotSession:
         link = self.link
         if link is None or self.state is not SessionState.LOBBY:
             return
+        if "match_aborted" not in self.features:
+            return  # a bot written before the notice would refuse its unknown code
         notice = Error(
             code=ErrorCode.MATCH_ABORTED,
             match=match or None,
@@ -346,9 +351,18 @@ class BotSession:
         if (
             self.state is SessionState.SEATED
             and link is not None
-            and not await link.send(frame.text, urgent=frame.kind != "event")
+            and not await link.send(self._as_it_reads(frame), urgent=frame.kind != "event")
         ):
             await self.link_lost(link)
+
+    def _as_it_reads(self, frame: Frame) -> str:
+        """``frame``'s text without ``bank_ms`` for a bot that did not ask for it: a bot
+        written before it refuses a request with a field it does not know."""
+        if frame.kind != "request" or "bank_ms" in self.features or '"bank_ms"' not in frame.text:
+            return frame.text
+        data = json.loads(frame.text)
+        data.pop("bank_ms", None)
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     def _context(self, frame: Frame) -> None:
         """Keep the match, game and seat of the bot's current game in its log context."""

@@ -38,6 +38,7 @@ from arena.transports.base import Seat
 from bots.adapters import adapter_for
 from bots.base import Bot
 from bots.client import Backoff, BotClient
+from protocol.messages import FEATURES
 
 SCALE = float(os.environ.get("ARENA_TEST_TIMEOUT_SCALE", "1"))
 LOOPBACK = "127.0.0.1"
@@ -155,17 +156,22 @@ async def raw_peer(url: str) -> AsyncIterator[RawPeer]:
 
 
 @asynccontextmanager
-async def raw_dice_pair(referee: str) -> AsyncIterator[tuple[RawPeer, RawPeer, Sequence[Seat]]]:
+async def raw_dice_pair(
+    referee: str, *, alice_features: Sequence[str] | None = None
+) -> AsyncIterator[tuple[RawPeer, RawPeer, Sequence[Seat]]]:
     """Alice and Bob, raw peers welcomed for liar's dice on a fresh server, and their seats for
     a referee: ``remote`` (a table through the server, as `arena match --server` plays) or
-    ``in-server`` (the server's own seats)."""
+    ``in-server`` (the server's own seats). Alice asks for ``alice_features`` if given."""
     from arena.server.remote import remote_seats
 
     async with running_server() as server:
         url = ws_url(server)
         async with raw_peer(url) as alice, raw_peer(url) as bob:
             for peer, name in ((alice, "alice"), (bob, "bob")):
-                await peer.send({"type": "hello", "name": name, "games": ["liars_dice"]})
+                hello: dict[str, Any] = {"type": "hello", "name": name, "games": ["liars_dice"]}
+                if peer is alice and alice_features is not None:
+                    hello["features"] = list(alice_features)
+                await peer.send(hello)
                 assert (await peer.recv())["type"] == "welcome"
             seats_of = (
                 remote_seats(url, ["alice", "bob"], game="liars_dice")
@@ -471,7 +477,13 @@ class MqttBot:
 
     async def hello(self, token: str | None = None) -> dict[str, Any]:
         """Say hello; the server's reply."""
-        said: dict[str, Any] = {"v": 1, "type": "hello", "name": self.name, "games": ["liars_dice"]}
+        said: dict[str, Any] = {
+            "v": 1,
+            "type": "hello",
+            "name": self.name,
+            "games": ["liars_dice"],
+            "features": list(FEATURES),
+        }
         if token is not None:
             said["token"] = token
         await self.send(said)

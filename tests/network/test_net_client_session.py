@@ -15,7 +15,7 @@ from bots.adapters import AdapterRefused, ClientMessage, ServerAdapter, ServerMe
 from bots.base import Bot
 from bots.client import Backoff, BotClient, ClientRefused
 from bots.registry import make_bot
-from protocol.messages import Bye, Error, ErrorCode, Hello, Request, Welcome
+from protocol.messages import FEATURES, Bye, Error, ErrorCode, Hello, Request, Welcome
 
 
 class ScriptedAdapter(ServerAdapter):
@@ -280,3 +280,25 @@ def test_a_bad_name_is_refused_before_anything_connects() -> None:
     for name in ("bad name!", "x" * 65, ""):
         with pytest.raises(ValueError, match="bad bot name"):
             dice_client(lambda: ScriptedAdapter([], []), name=name)
+
+
+def test_the_client_asks_for_the_additions_and_says_hello_again_to_a_server_without_them() -> None:
+    """A server from before `hello.features` refuses the field (`bad_message`) and keeps the
+    connection: the client says hello again on it without, and plays (review of the additions:
+    they come only to a bot that asks, so that a bot written before them still plays)."""
+    sent: list[ClientMessage] = []
+    old_server = ScriptedAdapter(
+        [
+            Error(
+                code=ErrorCode.BAD_MESSAGE, text="hello.features: Extra inputs are not permitted"
+            ),
+            Welcome(name="b", session="s1", resume_token="r1"),
+            Bye(reason="done"),
+        ],
+        sent,
+    )
+    client = dice_client(lambda: old_server)
+    assert asyncio.run(client.run()) == "done"
+    hellos = [message for message in sent if isinstance(message, Hello)]
+    assert [hello.features for hello in hellos] == [list(FEATURES), None]
+    assert client.welcomes == 1

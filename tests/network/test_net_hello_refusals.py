@@ -14,7 +14,13 @@ from arena.server.auth import add_token
 
 
 def hello(name: str, **more: object) -> dict[str, object]:
-    return {"type": "hello", "name": name, "games": ["liars_dice"], **more}
+    return {
+        "type": "hello",
+        "name": name,
+        "games": ["liars_dice"],
+        "features": ["refusal_codes"],
+        **more,
+    }
 
 
 async def test_a_resume_token_of_a_name_that_never_connected_is_resume_unknown() -> None:

@@ -161,12 +161,19 @@ async def test_a_taken_name_is_refused() -> None:
         await first.send(hello("twin"))
         assert (await first.recv())["type"] == "welcome"
         async with raw_peer(ws_url(server)) as second:
-            await second.send(hello("twin"))
+            await second.send(hello("twin", features=["refusal_codes"]))
             refusal = await second.recv()
             # Its own code (a v1 addition): a bot can wait or resume; auth_failed is fatal.
             assert refusal["code"] == "name_in_use"
             assert "already" in refusal["text"]
             assert await second.closed()
+        # A bot that did not ask for the addition (written before it, and refusing codes it
+        # does not know) gets the code of its time, with the same text.
+        async with raw_peer(ws_url(server)) as third:
+            await third.send(hello("twin"))
+            refusal = await third.recv()
+            assert refusal["code"] == "auth_failed" and "already" in refusal["text"]
+            assert await third.closed()
 
 
 def test_no_tokens_means_loopback_only() -> None:

@@ -25,8 +25,11 @@ NAMES = ["alice", "bob"]
 MATCH = "ab-test"
 
 
-async def hello(peer: RawPeer, name: str, *, events: bool = True) -> None:
-    await peer.send({"type": "hello", "name": name, "games": ["liars_dice"], "events": events})
+async def hello(peer: RawPeer, name: str, *, events: bool = True, asks: bool = True) -> None:
+    """Welcomed; ``asks``: the hello lists ``match_aborted`` in its ``features``."""
+    hello: dict[str, Any] = {"type": "hello", "name": name, "games": ["liars_dice"]}
+    hello |= {"events": events} | ({"features": ["match_aborted"]} if asks else {})
+    await peer.send(hello)
     assert (await peer.recv())["type"] == "welcome"
 
 
@@ -46,7 +49,7 @@ async def play_along(peer: RawPeer, seen: list[dict[str, Any]] | None = None) ->
 
 @asynccontextmanager
 async def alice_and_bob(
-    *, events: bool = True
+    *, events: bool = True, asks: bool = True
 ) -> AsyncIterator[tuple[ArenaServer, RawPeer, RawPeer]]:
     """A server with alice (taking events or not) and bob welcomed in its lobby."""
     async with (
@@ -54,7 +57,7 @@ async def alice_and_bob(
         raw_peer(ws_url(server)) as alice,
         raw_peer(ws_url(server)) as bob,
     ):
-        await hello(alice, "alice", events=events)
+        await hello(alice, "alice", events=events, asks=asks)
         await hello(bob, "bob")
         yield server, alice, bob
 
@@ -175,3 +178,21 @@ async def test_a_match_that_ended_closes_its_table_without_a_word(
                 break
         assert message["code"] == "not_expected", message
         assert [m for m in seen if m["type"] != "event"] == []
+
+
+async def test_a_bot_that_did_not_ask_is_not_told() -> None:
+    """A bot written before the notice refuses its unknown code: it gets none (as before it),
+    and learns that its match is gone from its next answer."""
+    async with (
+        alice_and_bob(asks=False) as (server, alice, bob),
+        playing_along((bob, None)),
+    ):
+        async with seats_of(server, "remote") as seats:
+            match = asyncio.create_task(a_match(seats, games=50))
+            request = await alice.recv_until("request", 30)
+            match.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await match
+        await alice.send({"type": "action", "seq": request["seq"], "action": "challenge"})
+        answer = await next_non_event(alice)
+        assert (answer["code"], answer["text"]) == ("not_expected", "you are not seated")
