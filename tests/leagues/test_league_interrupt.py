@@ -27,6 +27,7 @@ from arena.referee import PlayedGame, TimeBank, play_game
 from arena.transports.inprocess import InProcessSeat
 from bots.base import Bot
 from protocol.messages import Request
+from tests.leagues.test_league_runner import THREE_DICE_BOTS
 
 SOLVE = {"mode": "solve", "digits": 3, "alphabet": "123456789"}
 # Timeouts scale on slow machines: ARENA_TEST_TIMEOUT_SCALE=4 gives four times as long.
@@ -125,17 +126,14 @@ async def test_a_bot_that_waits_past_deadline_and_bank_is_late_and_falls_back() 
 
 # -- the command, as a user runs it: a subprocess sent SIGINT -----------------------------------
 
-DICE = """
+DICE = (
+    """
 name = "dice-stop"
 game = "liars-dice"
 games = 3000
-[[bots]]
-name = "random-guess"
-[[bots]]
-name = "probability"
-[[bots]]
-name = "type5"
 """
+    + THREE_DICE_BOTS
+)
 
 MAHJONG = """
 name = "mj-stop"

@@ -15,10 +15,7 @@ from arena.leagues.runner import run_league
 from arena.leagues.standings import match_lines, standings
 from arena.store import ResultStore, StoreError
 
-DICE = """
-name = "dice"
-game = "liars-dice"
-games = 30
+THREE_DICE_BOTS = """
 [[bots]]
 name = "random-guess"
 [[bots]]
@@ -26,6 +23,16 @@ name = "probability"
 [[bots]]
 name = "type5"
 """
+"""Three liar's dice bots of a test league, as TOML."""
+
+DICE = (
+    """
+name = "dice"
+game = "liars-dice"
+games = 30
+"""
+    + THREE_DICE_BOTS
+)
 
 MAHJONG = """
 name = "mj"

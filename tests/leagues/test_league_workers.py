@@ -20,23 +20,20 @@ from arena.leagues.play import plan_matches, record_path
 from arena.leagues.runner import run_league
 from arena.store import ResultStore
 from tests.leagues.test_league_interrupt import WAIT_S, start_league, stored
-from tests.leagues.test_league_runner import DICE, league
+from tests.leagues.test_league_runner import DICE, THREE_DICE_BOTS, league
 
 LINUX = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="reads the process table from /proc"
 )
 
-ENDLESS = """
+ENDLESS = (
+    """
 name = "endless"
 game = "liars-dice"
 games = 1000000
-[[bots]]
-name = "random-guess"
-[[bots]]
-name = "probability"
-[[bots]]
-name = "type5"
 """
+    + THREE_DICE_BOTS
+)
 
 
 def wait_for(condition: Callable[[], bool], what: str) -> None:
