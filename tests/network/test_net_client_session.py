@@ -61,6 +61,17 @@ def test_no_session_makes_the_client_say_hello_again_with_its_resume_token() -> 
     assert client.welcomes == 2
 
 
+def welcomed_then_lost(sent: list[ClientMessage]) -> ScriptedAdapter:
+    """A connection that welcomes the bot, then says the server lost its session."""
+    return ScriptedAdapter(
+        [
+            Welcome(name="b", session="s1", resume_token="r1"),
+            Error(code=ErrorCode.NO_SESSION, text="no session on this connection"),
+        ],
+        sent,
+    )
+
+
 class RefusingAdapter(ScriptedAdapter):
     """A link the broker refuses (`AdapterRefused`), as an untrusted certificate is."""
 
@@ -82,13 +93,7 @@ def test_a_refused_link_ends_the_client_at_first_but_is_retried_once_welcomed() 
     sent: list[ClientMessage] = []
     links = iter(
         [
-            ScriptedAdapter(
-                [
-                    Welcome(name="b", session="s1", resume_token="r1"),
-                    Error(code=ErrorCode.NO_SESSION, text="no session on this connection"),
-                ],
-                sent,
-            ),
+            welcomed_then_lost(sent),
             RefusingAdapter([], sent),
             ScriptedAdapter(
                 [Welcome(name="b", session="s2", resume_token="r2"), Bye(reason="done")], sent
@@ -155,13 +160,7 @@ def test_name_in_use_after_a_welcome_is_retried() -> None:
     sent: list[ClientMessage] = []
     links = iter(
         [
-            ScriptedAdapter(
-                [
-                    Welcome(name="b", session="s1", resume_token="r1"),
-                    Error(code=ErrorCode.NO_SESSION, text="no session on this connection"),
-                ],
-                sent,
-            ),
+            welcomed_then_lost(sent),
             ScriptedAdapter(
                 [Error(code=ErrorCode.RESUME_UNKNOWN, text="no session of b to resume")], sent
             ),
