@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Create or refresh the project's virtualenv (.venv) so a fresh clone needs nothing else.
-# Re-installs only when pyproject.toml changed since the last install.
+# Re-installs only when pyproject.toml, setup.py or the C source they build changed since the
+# last install (an editable install compiles arena/games/mahjong/_speedups.c in place; without a
+# compiler the project still installs and runs those checks in Python).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -13,10 +15,14 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 stamp=.venv/.arena-installed
-want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+want=$(cat pyproject.toml setup.py arena/games/mahjong/_speedups.c | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "installing the project and its dev tools into .venv ..." >&2
   .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e ".[dev]"
+  # -qq: setuptools' notice about editable installs is noise here; errors still show.
+  .venv/bin/python -m pip install -qq -e ".[dev]"
+  if ! .venv/bin/python -c 'import arena.games.mahjong._speedups' 2>/dev/null; then
+    echo "note: the C mahjong checks were not built (no C compiler?); they run in Python, slower" >&2
+  fi
   echo "$want" > "$stamp"
 fi

@@ -33,8 +33,14 @@ from typing import Any
 import numpy as np
 
 from arena.errors import ArenaError
-from arena.games.mahjong.analysis import deficiency, is_winning, is_winning_batch
-from arena.games.mahjong.deficiency import deficiency_batch
+from arena.games.mahjong.analysis import (
+    _is_winning_python,
+    deficiency,
+    is_winning,
+    is_winning_batch,
+)
+from arena.games.mahjong.deficiency import _deficiency_python, deficiency_batch
+from arena.games.mahjong.speedups import IMPLEMENTATION
 from arena.games.mahjong.tables import (
     build_tables,
     cache_path,
@@ -245,6 +251,10 @@ def run_hand_bench(n_hands: int = 20_000, seed: int = 2024, rounds: int = 5) -> 
         win_fns.append(regular)
     t_ours, t_agari, *t_rest = _per_call(rounds, win_fns, hands14)
     t_regular = t_rest[0] if t_rest else None
+    # With the C checks in use, the Python reference is timed too: the figure a machine without
+    # a C compiler gets.
+    with_python = IMPLEMENTATION != "Python"
+    t_win_python = _per_call(rounds, [_is_winning_python], hands14)[0] if with_python else t_ours
     win_by_kind: dict[str, dict[str, float]] = {}
     for kind in mix14:
         subset = [h for h, k in zip(hands14, kinds14, strict=True) if k == kind]
@@ -268,6 +278,7 @@ def run_hand_bench(n_hands: int = 20_000, seed: int = 2024, rounds: int = 5) -> 
         if not np.array_equal(convert(hands14), array14):
             raise ArenaError("a list-to-array conversion of the bench differs from np.array")
     t_def, t_shanten = _per_call(rounds, [deficiency, shanten], hands14)
+    t_def_python = _per_call(rounds, [_deficiency_python], hands14)[0] if with_python else t_def
     # From ready arrays (a caller whose hands already live in numpy) and from the same Python
     # lists the one-call functions took, the conversion charged to the batch.
     t_def_batch, *t_lists = _best_of(
@@ -310,6 +321,9 @@ def run_hand_bench(n_hands: int = 20_000, seed: int = 2024, rounds: int = 5) -> 
         "win_ratio": t_agari / t_ours,
         "agari_regular_us": None if t_regular is None else t_regular / n * 1e6,
         "win_ratio_regular": None if t_regular is None else t_regular / t_ours,
+        "implementation": IMPLEMENTATION,
+        "win_python_us": t_win_python / n * 1e6,
+        "win_python_ratio": t_agari / t_win_python,
         "win_disagreements": win_disagree,
         "agari_regular_disagreements": regular_disagree,
         "win_by_kind": win_by_kind,
@@ -320,6 +334,8 @@ def run_hand_bench(n_hands: int = 20_000, seed: int = 2024, rounds: int = 5) -> 
         "deficiency_us": t_def / n * 1e6,
         "shanten_us": t_shanten / n * 1e6,
         "deficiency_ratio": t_shanten / t_def,
+        "deficiency_python_us": t_def_python / n * 1e6,
+        "deficiency_python_ratio": t_shanten / t_def_python,
         "deficiency_batch_us": t_def_batch / n * 1e6,
         "deficiency_batch_ratio": t_shanten / t_def_batch,
         "deficiency_batch_from_lists_us": t_def_lists / n * 1e6,
@@ -461,6 +477,7 @@ def render(results: dict[str, Any]) -> str:
     mix14, mix17 = r["mix_14"], r["mix_17"]
     checked = r["n_hands"] - r["special_14"]
     regular_us = r["agari_regular_us"]
+    with_c = r["implementation"] == "C"
     rows = [
         ("what", "ours", "mahjong pkg", "ratio", "target"),
         (
@@ -476,6 +493,19 @@ def render(results: dict[str, Any]) -> str:
             "not measured" if regular_us is None else f"{regular_us:.2f} µs",
             "" if regular_us is None else f"{r['win_ratio_regular']:.1f}x",
             _verdict(r, "win check ratio to Agari, regular form only"),
+        ),
+        *(
+            [
+                (
+                    "  ours in pure Python (no C compiler)",
+                    f"{r['win_python_us']:.2f} µs",
+                    f"{r['agari_us']:.2f} µs",
+                    f"{r['win_python_ratio']:.1f}x",
+                    "not judged: the fallback",
+                )
+            ]
+            if with_c
+            else []
         ),
         (
             "win check batch, 17-tile, ready arrays",
@@ -499,6 +529,19 @@ def render(results: dict[str, Any]) -> str:
             _verdict(r, "deficiency ratio to shanten, one call")
             + "; "
             + _verdict(r, "deficiency ratio to shanten, one call (design)", "design "),
+        ),
+        *(
+            [
+                (
+                    "  ours in pure Python (no C compiler)",
+                    f"{r['deficiency_python_us']:.2f} µs",
+                    f"{r['shanten_us']:.2f} µs",
+                    f"{r['deficiency_python_ratio']:.1f}x",
+                    "not judged: the fallback",
+                )
+            ]
+            if with_c
+            else []
         ),
         (
             "deficiency batch, 14-tile, ready arrays",
@@ -540,6 +583,12 @@ def render(results: dict[str, Any]) -> str:
     lines = [
         f"mahjong hand analysis vs the mahjong package (seed {r['seed']}, "
         f"python {r['python']}, numpy {r['numpy']}, {r['cpu']})",
+        "one-hand checks: "
+        + (
+            "C (arena/games/mahjong/_speedups.c); the Python reference timed beside them"
+            if with_c
+            else "Python (the C ones are not built here, or ARENA_PURE_PYTHON is set)"
+        ),
         f"14-tile hands: {mix14['winning']} winning, {mix14['ready_plus_draw']} ready plus one "
         f"drawn tile, {mix14['random']} random; {r['wins_14']} win",
         f"17-tile hands: {mix17['winning']} winning, {mix17['ready_plus_draw']} ready plus one "

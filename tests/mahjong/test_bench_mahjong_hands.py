@@ -112,3 +112,19 @@ def test_without_the_regular_form_copy_the_figure_is_not_measured(small: dict[st
     case["targets"] = judge(case)
     assert _target(case, "win check ratio to Agari, regular form only")["met"] is None
     assert "not measured" in render(case)
+
+
+def test_the_report_names_the_implementation_and_times_the_python_reference(
+    small: dict[str, Any],
+) -> None:
+    from arena.games.mahjong.speedups import IMPLEMENTATION
+
+    assert small["implementation"] == IMPLEMENTATION
+    for key in ("win_python_us", "deficiency_python_us"):
+        assert small[key] > 0
+    text = render(small)
+    assert f"one-hand checks: {IMPLEMENTATION}" in text
+    assert ("ours in pure Python" in text) == (IMPLEMENTATION == "C")
+    pure = dict(small, implementation="Python")
+    assert "ours in pure Python" not in render(pure)
+    assert "one-hand checks: Python" in render(pure)

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from arena.games.mahjong.deficiency import CountsLike, deficiency, deficiency_batch, useful_tiles
+from arena.games.mahjong.speedups import c_is_winning
 from arena.games.mahjong.tables import POW5, WIN_SUM, get_tables
 from arena.games.mahjong.tiles import (
     COPIES,
@@ -140,6 +141,16 @@ def is_winning(counts: CountsLike, sets_needed: int | None = None) -> bool:
     counts may be answered False unchecked: this is the inner loop of wait and discard searches,
     and checking every count up front would cost more than the usual quick rejection.
     """
+    if c_is_winning is not None:
+        answer = c_is_winning(counts, sets_needed)
+        if answer is not None:
+            return answer
+    return _is_winning_python(counts, sets_needed)
+
+
+def _is_winning_python(counts: CountsLike, sets_needed: int | None = None) -> bool:
+    """`is_winning` in Python (theorems 1 and 2): the reference for the C version, and its
+    fallback for every input the C version leaves to it."""
     if type(counts) is not list or len(counts) != NUM_KINDS:
         counts = _validated(counts)
     h = counts[27:34]

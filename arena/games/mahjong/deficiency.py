@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from arena.games.mahjong.speedups import c_deficiency, c_install
 from arena.games.mahjong.tables import MAX_SETS, POW5, get_tables
 from arena.games.mahjong.tiles import COPIES, NUM_KINDS, MahjongError, TileCountError
 
@@ -79,6 +80,16 @@ def _load_fast() -> _Fast:
         n_suit=t.n_suit_classes,
         n_honour=t.n_honour_classes,
     )
+    if c_install is not None:
+        c_install(
+            t.suit_class,
+            t.honour_class,
+            t.merge,
+            t.final,
+            t.n_suit_classes,
+            t.n_honour_classes,
+            t.merge.shape[0],
+        )
     return _FAST
 
 
@@ -127,6 +138,18 @@ def sets_needed(n_tiles: int, melds: int | None = None, sets_total: int = HAND_S
 
 def deficiency(counts: CountsLike, melds: int | None = None, *, sets_total: int = HAND_SETS) -> int:
     """Fewest tiles that must still come in before this concealed hand wins (0: it has won)."""
+    if c_deficiency is not None and (melds is None or 0 <= sets_total - melds <= MAX_SETS):
+        # -1: the C version reads the sets off the size, as the Python one does without melds.
+        answer = c_deficiency(counts, -1 if melds is None else sets_total - melds)
+        if answer is not None:
+            return answer
+    return _deficiency_python(counts, melds, sets_total=sets_total)
+
+
+def _deficiency_python(
+    counts: CountsLike, melds: int | None = None, *, sets_total: int = HAND_SETS
+) -> int:
+    """`deficiency` in Python: the reference for the C version, and its fallback."""
     # The pattern indices come from one int(text, 5) on the counts written backwards as digits,
     # split by divmod: a few C calls where Horner's rule in Python costs several times more,
     # and a count outside 0..4 becomes "x", which int() rejects, so the validation comes free.

@@ -1,0 +1,163 @@
+"""The C one-hand checks (``_speedups.c``) against their Python reference, input by input.
+
+Every other mahjong test runs through whichever implementation this process uses; these compare
+the two directly, answers and exceptions alike, on valid hands of every size and on every kind
+of bad input, and check that a machine with a C compiler really built the C one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.games.mahjong import analysis, speedups
+from arena.games.mahjong.deficiency import _deficiency_python, deficiency
+from arena.games.mahjong.tiles import parse_tiles, to_counts
+
+needs_c = pytest.mark.skipif(
+    speedups.c_is_winning is None, reason="the C checks are not built in this environment"
+)
+
+
+def outcome(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+    """What a call gives: its value and that value's type, or the exception it raises."""
+    try:
+        value = fn(*args, **kwargs)
+    except Exception as exc:
+        return ("raises", type(exc), str(exc))
+    return ("returns", type(value), value)
+
+
+def both_agree(
+    counts: Any, sets_needed: Any = None, melds: Any = None, sets_total: int = 5
+) -> None:
+    assert outcome(analysis.is_winning, counts, sets_needed) == outcome(
+        analysis._is_winning_python, counts, sets_needed
+    ), (counts, sets_needed)
+    assert outcome(deficiency, counts, melds, sets_total=sets_total) == outcome(
+        _deficiency_python, counts, melds, sets_total=sets_total
+    ), (counts, melds, sets_total)
+
+
+def test_a_machine_with_a_c_compiler_builds_the_c_checks() -> None:
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}) here: the Python checks are the ones in use")
+    if os.environ.get(speedups.PURE_PYTHON_VARIABLE, "") not in ("", "0"):
+        pytest.skip(f"{speedups.PURE_PYTHON_VARIABLE} is set")
+    assert speedups.IMPLEMENTATION == "C", (
+        "a C compiler is here but arena.games.mahjong._speedups did not import: run "
+        "scripts/ensure-env.sh (or pip install -e .) to build it"
+    )
+
+
+@needs_c
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.integers(0, 4), min_size=34, max_size=34),
+    st.sampled_from([None, 0, 1, 3, 4, 5]),
+    st.sampled_from([None, 0, 1, 2, 5, 6, -1]),
+)
+def test_random_counts_agree(counts: list[int], sets_needed: int | None, melds: int | None) -> None:
+    both_agree(counts, sets_needed, melds)
+    both_agree(tuple(counts), sets_needed, melds)
+
+
+@needs_c
+def test_hands_of_every_size_agree() -> None:
+    """Hands of 0 to 18 tiles drawn from the wall, a third of them built to win."""
+    rng = np.random.default_rng(7)
+    for size in range(19):
+        for round_ in range(300):
+            if round_ % 3 == 0 and size % 3 == 2:
+                counts = [0] * 34
+                pair = int(rng.integers(34))
+                counts[pair] += 2
+                while sum(counts) < size:
+                    t = int(rng.integers(34))
+                    if t < 27 and t % 9 < 7 and rng.random() < 0.6:
+                        for k in range(3):
+                            counts[t + k] += 1
+                    else:
+                        counts[t] += 3
+                if max(counts) > 4:
+                    continue
+            else:
+                tiles = rng.permutation(136)[:size] // 4
+                counts = np.bincount(tiles, minlength=34).tolist()
+            for sets_needed in (None, (size - 2) // 3):
+                both_agree(counts, sets_needed)
+            for melds in (None, 0, 5 - (size - 1) // 3):
+                both_agree(counts, None, melds)
+
+
+@needs_c
+def test_a_winning_hand_agrees_and_wins() -> None:
+    winning = to_counts(parse_tiles("1m1m1m 2m3m4m 5p6p7p 9s9s9s 1z1z1z 5s5s"))
+    assert analysis.is_winning(winning) is True
+    assert deficiency(winning) == 0
+    both_agree(winning, 4)
+    both_agree(winning, 5)
+
+
+BAD_COUNTS: list[Any] = [
+    [0] * 33,
+    [0] * 35,
+    [5] + [0] * 33,
+    [-1] + [0] * 33,
+    [2**70] + [0] * 33,
+    [-(2**70)] + [0] * 33,
+    [1.0] + [0] * 33,
+    ["1"] + [0] * 33,
+    [None] + [0] * 33,
+    [True, True] + [0] * 32,
+    [np.int64(2)] + [0] * 33,
+    np.zeros(34, dtype=np.int64),
+    np.array([2] + [0] * 33, dtype=np.int8),
+    bytes(34),
+    "x" * 34,
+    None,
+    42,
+    [[0]] * 34,
+]
+
+
+@needs_c
+@pytest.mark.parametrize("counts", BAD_COUNTS, ids=range(len(BAD_COUNTS)))
+@pytest.mark.parametrize("sets_needed", [None, 0, 4.0, "4"])
+def test_bad_counts_give_the_same_answer_or_error(counts: Any, sets_needed: Any) -> None:
+    both_agree(counts, sets_needed, None)
+    both_agree(counts, sets_needed, 1)
+
+
+@needs_c
+@pytest.mark.parametrize("melds", [None, 0, 5, 6, -1, 1.0, "1", 2**70])
+@pytest.mark.parametrize("sets_total", [5, 4, 0, 7])
+def test_odd_melds_and_set_totals_agree(melds: Any, sets_total: int) -> None:
+    for counts in ([1] * 13 + [0] * 21, [2] * 7 + [0] * 27, [0] * 34, [3] * 6 + [0] * 28):
+        both_agree(counts, None, melds, sets_total)
+
+
+def test_pure_python_switch_leaves_the_c_checks_out() -> None:
+    code = (
+        "from arena.games.mahjong import speedups, analysis\n"
+        "from arena.games.mahjong.deficiency import deficiency\n"
+        "from arena.games.mahjong.tiles import parse_tiles, to_counts\n"
+        "c = to_counts(parse_tiles('1m1m1m 2m3m4m 5p6p7p 9s9s9s 1z1z1z 5s5s'))\n"
+        "print(speedups.IMPLEMENTATION, analysis.is_winning(c), deficiency(c))\n"
+    )
+    env = {**os.environ, speedups.PURE_PYTHON_VARIABLE: "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["Python", "True", "0"]
