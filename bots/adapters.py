@@ -22,6 +22,8 @@ a test checks they agree with ``arena.transports.mqtt``.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import secrets
 import socket
@@ -233,24 +235,28 @@ class MqttAdapter(ServerAdapter):
         self.conn = secrets.token_hex(6)
         up, down = self.topics()
         stack = AsyncExitStack()
+        session = aiomqtt.Client(
+            self.host,
+            self.port,
+            identifier=self.client_id(),
+            username=self.username,
+            password=self.password,
+            tls_context=ssl.create_default_context() if self.tls else None,
+            will=aiomqtt.Will(up, encode(Bye(reason="connection lost")), qos=1),
+            keepalive=15,
+            timeout=CONNECT_TIMEOUT_S,
+            # Nagle's algorithm, on by default in the MQTT library, would hold each small
+            # action back until the previous segment is acknowledged.
+            socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
+        )
         try:
-            client = await stack.enter_async_context(
-                aiomqtt.Client(
-                    self.host,
-                    self.port,
-                    identifier=self.client_id(),
-                    username=self.username,
-                    password=self.password,
-                    tls_context=ssl.create_default_context() if self.tls else None,
-                    will=aiomqtt.Will(up, encode(Bye(reason="connection lost")), qos=1),
-                    keepalive=15,
-                    timeout=CONNECT_TIMEOUT_S,
-                    # Nagle's algorithm, on by default in the MQTT library, would hold each small
-                    # action back until the previous segment is acknowledged.
-                    socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
-                )
-            )
+            client = await stack.enter_async_context(session)
             granted = await client.subscribe(down, qos=1)
+        except asyncio.CancelledError:
+            # Stopped while connecting (`BotClient.stop`): leave no half-open session behind.
+            await stack.aclose()
+            _abandon_connect(session)
+            raise
         except aiomqtt.MqttError as exc:
             await stack.aclose()
             reason = login_refused(exc)
@@ -307,6 +313,26 @@ class MqttAdapter(ServerAdapter):
                 await stack.aclose()
             except aiomqtt.MqttError as exc:
                 log.debug("mqtt_close_failed", error=str(exc))
+
+
+def _abandon_connect(session: aiomqtt.Client) -> None:
+    """Close a session whose connect was cancelled before the broker's CONNACK.
+
+    aiomqtt (2.x) has no public way to do it: its ``__aexit__`` waits for an acknowledgement a
+    silent broker never sends, and its disconnect callback reads the connect future that the
+    cancellation left cancelled, raising in the event loop. So the future is replaced with a
+    pending one (the callback then ignores the disconnect) and the paho client disconnects,
+    which sends DISCONNECT and closes the socket. Attributes a later aiomqtt lacks are skipped:
+    the socket is then closed with the process.
+    """
+    connected = getattr(session, "_connected", None)
+    paho = getattr(session, "_client", None)
+    if not isinstance(connected, asyncio.Future) or paho is None:
+        return
+    if connected.done():
+        session._connected = asyncio.get_running_loop().create_future()
+    with contextlib.suppress(Exception):
+        paho.disconnect()
 
 
 def adapter_for(url: str, name: str) -> ServerAdapter:

@@ -218,8 +218,7 @@ class BotClient:
             adapter.wants_events = self._listening
             self._adapter = adapter
             try:
-                await adapter.connect()
-                if self._stopping:
+                if not await self._connect_unless_stopped(adapter):
                     # Stopped while connecting: the bye went nowhere, and no hello may follow.
                     break
                 reason = await self._session(adapter)
@@ -252,6 +251,25 @@ class BotClient:
                 async with asyncio.timeout(delay):
                     await self._stopped.wait()
         return "stopped"
+
+    async def _connect_unless_stopped(self, adapter: ServerAdapter) -> bool:
+        """Connect, or give up at once when `stop` is called meanwhile (False): a server that
+        accepts the connection and never answers would otherwise hold a stopped bot for the
+        whole connect timeout."""
+        connecting = asyncio.ensure_future(adapter.connect())
+        stopped = asyncio.ensure_future(self._stopped.wait())
+        try:
+            await asyncio.wait({connecting, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            if not connecting.done():
+                connecting.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await connecting
+        if connecting.cancelled():
+            return False
+        connecting.result()  # raises what the connect raised
+        return not self._stopping
 
     async def stop(self, reason: str = "stopped by its owner") -> None:
         """Say bye and end `run` (e.g. on SIGINT). Over MQTT the bye matters: a clean
