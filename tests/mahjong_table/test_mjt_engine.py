@@ -4,10 +4,11 @@ wins, payments, the exhaustive draw, fallbacks and the reasons given for illegal
 from __future__ import annotations
 
 import pytest
-from mjt_walls import COMMON, COMPETITION, act, build_wall, game_on, legal_texts
+from mjt_walls import COMMON, COMPETITION, act, build_wall, game_on, legal_texts, pass_claims
 
 from arena.games.errors import IllegalActionError, NotYourTurnError
 from arena.games.mahjong.engine import MahjongGame
+from arena.games.mahjong.rules import load_ruleset
 from arena.games.mahjong.tiles import parse_tiles
 from protocol.games.mahjong import Drew, KongDeclared, Win
 
@@ -157,6 +158,30 @@ def test_robbing_an_added_kong() -> None:
     assert "搶槓" in [row.name for row in win.breakdown]
     assert win.payments[1] < 0 and win.payments[0] == win.payments[3] == 0
     assert all(n == 4 for n in game.s.tiles_accounted())
+
+
+def test_a_seat_asked_about_an_added_kong_it_cannot_rob_is_told_why() -> None:
+    """competition-server asks every seat; a ron from one the tile does not complete names
+    that, not "ron or pass (ron is neither)"."""
+    hands = [
+        "5p" + FILLER,
+        "55p3467m3467s567z19p2z",
+        "123456789m123s46p99s",
+        "678p58m58s234z2s23p7z1z4s",
+    ]
+    game = game_on(build_wall(hands, draws="7z5m4z6z5p"), load_ruleset("competition-server"))
+    act(game, 0, "discard 5p")
+    act(game, 1, "pon")
+    for seat, move in ((1, "discard 1p"), (2, "discard 5m"), (3, "discard 4z"), (0, "discard 6z")):
+        act(game, seat, move)
+        pass_claims(game)  # every seat is asked about every discard here
+    act(game, 1, "akong 5p")
+    assert game.observation(3).phase == "rob_kong"
+    assert legal_texts(game, 3) == ["pass"]
+    with pytest.raises(IllegalActionError, match="5p, added to a pon, does not complete your"):
+        game.apply(3, game.parse_action("ron"))
+    with pytest.raises(IllegalActionError, match=r"only ron or pass \(pon is neither\)"):
+        game.apply(3, game.parse_action("pon"))
 
 
 def test_an_added_kong_nobody_robs_draws_from_the_tail() -> None:

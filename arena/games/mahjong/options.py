@@ -120,6 +120,13 @@ def why_illegal(state: HandState, seat: int, action: MahjongAction) -> str:
         return f"an added kong needs your pon of {TILE_TEXT[tile]} and the fourth tile in hand"
     claim = TILE_TEXT[state.claim_tile]
     if state.phase == ROB:
+        if verb == A.RON:
+            if least and state.wins_on(seat, state.claim_tile):
+                return (
+                    f"robbing the kong with {claim} scores fewer than the {least} Tai this "
+                    "ruleset requires"
+                )
+            return f"{claim}, added to a pon, does not complete your hand: pass"
         return f"on a tile added to a pon you may only ron or pass ({action} is neither)"
     if verb in (A.DISCARD, A.TSUMO, A.CKONG, A.AKONG):
         return f"it is not your turn: answer the discard {claim} with a claim or pass"
