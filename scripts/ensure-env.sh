@@ -16,13 +16,26 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.arena-installed
 want=$(cat pyproject.toml setup.py arena/games/mahjong/_speedups.c | sha256sum | cut -d' ' -f1)
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+python_only="$want python-only"
+can_build_c() {
+  # A compiler and the Python headers: the two things a build of the C checks needs.
+  command -v "${CC:-cc}" >/dev/null 2>&1 &&
+    .venv/bin/python -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'
+}
+have=$(cat "$stamp" 2>/dev/null || true)
+if [ "$have" = "$python_only" ] && can_build_c; then
+  have="retry"  # installed without the C checks, and they can be built now
+fi
+if [ "$have" != "$want" ] && [ "$have" != "$python_only" ]; then
   echo "installing the project and its dev tools into .venv ..." >&2
   .venv/bin/python -m pip install --quiet --upgrade pip
   # -qq: setuptools' notice about editable installs is noise here; errors still show.
   .venv/bin/python -m pip install -qq -e ".[dev]"
-  if ! .venv/bin/python -c 'import arena.games.mahjong._speedups' 2>/dev/null; then
-    echo "note: the C mahjong checks were not built (no C compiler?); they run in Python, slower" >&2
+  if .venv/bin/python -c 'import arena.games.mahjong._speedups' 2>/dev/null; then
+    echo "$want" > "$stamp"
+  else
+    echo "note: the C mahjong checks were not built (no C compiler or Python headers?); they" \
+      "run in Python, slower" >&2
+    echo "$python_only" > "$stamp"
   fi
-  echo "$want" > "$stamp"
 fi

@@ -12,7 +12,9 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import product
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,6 +24,7 @@ from hypothesis import strategies as st
 
 from arena.games.mahjong import analysis, speedups
 from arena.games.mahjong.deficiency import _deficiency_python, deficiency
+from arena.games.mahjong.tables import get_tables
 from arena.games.mahjong.tiles import parse_tiles, to_counts
 
 needs_c = pytest.mark.skipif(
@@ -53,6 +56,8 @@ def test_a_machine_with_a_c_compiler_builds_the_c_checks() -> None:
     compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
         pytest.skip(f"no C compiler ({compiler}) here: the Python checks are the ones in use")
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
+        pytest.skip("no Python headers here: the Python checks are the ones in use")
     if os.environ.get(speedups.PURE_PYTHON_VARIABLE, "") not in ("", "0"):
         pytest.skip(f"{speedups.PURE_PYTHON_VARIABLE} is set")
     assert speedups.IMPLEMENTATION == "C", (
@@ -108,6 +113,106 @@ def test_a_winning_hand_agrees_and_wins() -> None:
     assert deficiency(winning) == 0
     both_agree(winning, 4)
     both_agree(winning, 5)
+
+
+def _mismatches(hands: Iterator[list[int]]) -> list[list[int]]:
+    """Hands on which the C checks, called directly, differ from the Python reference."""
+    c_win, c_def = speedups.c_is_winning, speedups.c_deficiency
+    assert c_win is not None and c_def is not None
+    python_win, python_def = analysis._is_winning_python, _deficiency_python
+    wrong = []
+    for hand in hands:
+        size = sum(hand)
+        win_differs = c_win(hand, None) != python_win(hand)
+        if win_differs or (size % 3 and size <= 17 and c_def(hand, -1) != python_def(hand)):
+            wrong.append(hand)
+    return wrong
+
+
+@needs_c
+def test_every_pattern_of_one_suit_and_of_the_honours_agrees() -> None:
+    """Every 5**9 count pattern of a suit, alone and beside an honour pair (so the suit must hold
+    the pair, or sets only), and every 5**7 honour pattern beside nothing, a suit pair
+    or a suit chow: the whole of each theorem's input space, quads and double pairs included."""
+    deficiency([0] * 33 + [2])  # loads the tables, for the C deficiency too
+    rests = ([0] * 25, [0] * 18 + [2] + [0] * 6)
+    suits = (list(pattern) + rest for pattern in product(range(5), repeat=9) for rest in rests)
+    assert _mismatches(suits) == []
+    prefixes = ([0] * 27, [2] + [0] * 26, [1, 1, 1] + [0] * 24)
+    honours = (
+        prefix + list(pattern) for pattern in product(range(5), repeat=7) for prefix in prefixes
+    )
+    assert _mismatches(honours) == []
+
+
+@needs_c
+def test_winning_hands_changed_by_a_count_or_two_agree() -> None:
+    """Winning hands with one or two counts moved, quads made, pairs doubled: the near misses
+    where a wrong rule would first answer True."""
+    rng = np.random.default_rng(11)
+
+    def near_misses() -> Iterator[list[int]]:
+        for _ in range(20_000):
+            hand = [0] * 34
+            hand[int(rng.integers(34))] += 2
+            for _ in range(int(rng.integers(0, 6))):
+                t = int(rng.integers(34))
+                if t < 27 and t % 9 < 7 and rng.random() < 0.5:
+                    for k in range(3):
+                        hand[t + k] += 1
+                else:
+                    hand[t] += 3
+            for _ in range(int(rng.integers(0, 3))):
+                hand[int(rng.integers(34))] += int(rng.choice([-2, -1, 1, 2]))
+            if min(hand) >= 0 and max(hand) <= 4:
+                yield hand
+
+    assert _mismatches(near_misses()) == []
+
+
+class Index:
+    """An object Python arithmetic rejects but ``operator.index`` accepts."""
+
+    def __index__(self) -> int:
+        return 4
+
+
+@needs_c
+@pytest.mark.parametrize(
+    "odd", [np.int64(4), np.int64(5), Index(), True, 2**70, -(2**70), -1, 44, 45]
+)
+def test_odd_set_and_meld_numbers_agree(odd: Any) -> None:
+    winning = to_counts(parse_tiles("1m1m1m 2m3m4m 5p6p7p 9s9s9s 1z1z1z 5s5s"))
+    for counts in (winning, [5] + [0] * 33, [1] * 13 + [0] * 21):
+        both_agree(counts, odd, odd)
+        assert outcome(deficiency, counts, 1, sets_total=odd) == outcome(
+            _deficiency_python, counts, 1, sets_total=odd
+        )
+
+
+@needs_c
+def test_the_c_deficiency_refuses_tables_that_would_send_it_out_of_bounds() -> None:
+    install = speedups.c_install
+    assert install is not None
+    t = get_tables()
+    args = (t.n_suit_classes, t.n_honour_classes, t.merge.shape[0])
+    try:
+        broken = t.suit_class.copy()
+        broken[123] = t.n_suit_classes  # one class past the merge table's columns
+        with pytest.raises(ValueError, match=r"suit_class\[123\]"):
+            install(broken, t.honour_class, t.merge, t.final, *args)
+        # Refused, the C deficiency is off: the Python one answers.
+        assert speedups.c_deficiency is not None
+        assert speedups.c_deficiency([0] * 33 + [2], -1) is None
+        with pytest.raises(ValueError, match="class counts"):
+            install(t.suit_class, t.honour_class, t.merge, t.final, 2**40, 1, 1)
+        with pytest.raises(ValueError, match="merge"):
+            install(t.suit_class, t.honour_class, t.merge[:-1], t.final, *args)
+        with pytest.raises(ValueError, match="unsigned"):
+            install(t.suit_class.astype(np.int16), t.honour_class, t.merge, t.final, *args)
+    finally:
+        install(t.suit_class, t.honour_class, t.merge, t.final, *args)
+    assert speedups.c_deficiency([0] * 33 + [2], -1) == 0
 
 
 BAD_COUNTS: list[Any] = [

@@ -157,12 +157,16 @@ speedups_is_winning(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     }
     if (args[1] != Py_None) {
-        long sets = PyLong_AsLong(args[1]);
-        if (sets == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
+        /* Exact ints only: anything else (numpy ints, objects with __index__) compares by its
+         * own arithmetic in the Python version, whose answer or error is then the one given. */
+        if (!PyLong_CheckExact(args[1])) {
             Py_RETURN_NONE;
         }
-        if (total != 3 * sets + 2) {
+        int overflow = 0;
+        long sets = PyLong_AsLongAndOverflow(args[1], &overflow);
+        /* A hand holds at most 136 tiles, so a huge or negative count matches no hand: False,
+         * as the Python version answers whether the shape wins or not. */
+        if (overflow || sets < 0 || sets > NUM_KINDS * COPIES || total != 3 * sets + 2) {
             Py_RETURN_FALSE;
         }
     }
@@ -215,7 +219,11 @@ take_table(PyObject *obj, Table *t, Py_ssize_t need, const char *name)
     }
     t->held = 1;
     const char *f = t->view.format ? t->view.format : "B";
+#if PY_LITTLE_ENDIAN
     if (*f == '=' || *f == '<' || *f == '@') {
+#else
+    if (*f == '=' || *f == '>' || *f == '!' || *f == '@') {
+#endif
         f++;
     }
     Py_ssize_t size = t->view.itemsize;
@@ -234,6 +242,24 @@ take_table(PyObject *obj, Table *t, Py_ssize_t need, const char *name)
     return 0;
 }
 
+/* Every entry of the first `count` below `bound`: the lookups index the next table with them,
+ * and a corrupt table must not make them read outside it. */
+static int
+entries_below(const Table *t, Py_ssize_t count, long bound, const char *name)
+{
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (entry(t, i) >= bound) {
+            PyErr_Format(PyExc_ValueError, "%s[%zd] = %ld, expected below %ld", name, i,
+                         entry(t, i), bound);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The table-size limit: far above the real tables (a few hundred classes), far below overflow. */
+#define MOST_CLASSES 65536
+
 static PyObject *
 speedups_install(PyObject *module, PyObject *args)
 {
@@ -242,15 +268,26 @@ speedups_install(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOOOlll", &sc, &hc, &mg, &fn, &ns, &nh, &merged)) {
         return NULL;
     }
-    if (ns <= 0 || nh <= 0 || merged <= 0) {
-        PyErr_SetString(PyExc_ValueError, "class counts must be positive");
+    if (ns <= 0 || nh <= 0 || merged <= 0 || ns > MOST_CLASSES || nh > MOST_CLASSES ||
+        merged > MOST_CLASSES) {
+        PyErr_Format(PyExc_ValueError, "class counts must lie in 1..%d", MOST_CLASSES);
+        return NULL;
+    }
+    if (ns > merged) {
+        /* The first merge lookup is indexed by a suit class as its row. */
+        PyErr_SetString(PyExc_ValueError, "n_suit must not exceed n_merged");
         return NULL;
     }
     release_tables();
+    Py_ssize_t merge_size = (Py_ssize_t)merged * ns;
+    Py_ssize_t final_size = (Py_ssize_t)merged * nh * (MAX_SETS + 1);
     if (take_table(sc, &suit_class, SUIT_PATTERNS, "suit_class") < 0 ||
         take_table(hc, &honour_class, HONOUR_PATTERNS, "honour_class") < 0 ||
-        take_table(mg, &merge, merged * ns, "merge") < 0 ||
-        take_table(fn, &final, merged * nh * (MAX_SETS + 1), "final") < 0) {
+        take_table(mg, &merge, merge_size, "merge") < 0 ||
+        take_table(fn, &final, final_size, "final") < 0 ||
+        entries_below(&suit_class, SUIT_PATTERNS, ns, "suit_class") < 0 ||
+        entries_below(&honour_class, HONOUR_PATTERNS, nh, "honour_class") < 0 ||
+        entries_below(&merge, merge_size, merged, "merge") < 0) {
         release_tables();
         return NULL;
     }
@@ -268,16 +305,21 @@ speedups_deficiency(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "deficiency(counts, sets) takes 2 arguments");
         return NULL;
     }
-    if (!installed) {
+    if (!PyLong_CheckExact(args[1])) {
+        Py_RETURN_NONE;
+    }
+    int overflow = 0;
+    long sets = PyLong_AsLongAndOverflow(args[1], &overflow);
+    if (overflow) {
         Py_RETURN_NONE;
     }
     long total = read_counts(args[0], c);
     if (total < 0) {
         Py_RETURN_NONE;
     }
-    long sets = PyLong_AsLong(args[1]);
-    if (sets == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
+    /* Checked after every conversion above, none of which runs Python code for exact ints and
+     * lists of ints, so the tables cannot be replaced between this check and their use. */
+    if (!installed) {
         Py_RETURN_NONE;
     }
     if (sets < -1) {

@@ -19,6 +19,7 @@ combination), honours last: a hand costs four pattern indices and seven table lo
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -81,15 +82,18 @@ def _load_fast() -> _Fast:
         n_honour=t.n_honour_classes,
     )
     if c_install is not None:
-        c_install(
-            t.suit_class,
-            t.honour_class,
-            t.merge,
-            t.final,
-            t.n_suit_classes,
-            t.n_honour_classes,
-            t.merge.shape[0],
-        )
+        # The C version checks the tables before it holds them; tables it refuses (a corrupt
+        # cache) leave it off, and the Python lookups raise on them where they are wrong.
+        with contextlib.suppress(ValueError, TypeError, BufferError):
+            c_install(
+                t.suit_class,
+                t.honour_class,
+                t.merge,
+                t.final,
+                t.n_suit_classes,
+                t.n_honour_classes,
+                t.merge.shape[0],
+            )
     return _FAST
 
 
@@ -138,11 +142,19 @@ def sets_needed(n_tiles: int, melds: int | None = None, sets_total: int = HAND_S
 
 def deficiency(counts: CountsLike, melds: int | None = None, *, sets_total: int = HAND_SETS) -> int:
     """Fewest tiles that must still come in before this concealed hand wins (0: it has won)."""
-    if c_deficiency is not None and (melds is None or 0 <= sets_total - melds <= MAX_SETS):
+    if c_deficiency is not None:
         # -1: the C version reads the sets off the size, as the Python one does without melds.
-        answer = c_deficiency(counts, -1 if melds is None else sets_total - melds)
-        if answer is not None:
-            return answer
+        # Other melds or totals than plain ints go to Python, which checks the counts first.
+        if melds is None:
+            sets = -1
+        elif type(melds) is int and type(sets_total) is int and melds <= sets_total:
+            sets = sets_total - melds
+        else:
+            sets = -2
+        if -1 <= sets <= MAX_SETS:
+            answer = c_deficiency(counts, sets)
+            if answer is not None:
+                return answer
     return _deficiency_python(counts, melds, sets_total=sets_total)
 
 
