@@ -78,6 +78,20 @@ def test_random_counts_agree(counts: list[int], sets_needed: int | None, melds: 
     both_agree(tuple(counts), sets_needed, melds)
 
 
+def winning_shape(rng: np.random.Generator, sets: int) -> list[int]:
+    """A pair and ``sets`` random chows or pungs: a winning shape, but copies may exceed four."""
+    counts = [0] * 34
+    counts[int(rng.integers(34))] += 2
+    for _ in range(sets):
+        t = int(rng.integers(34))
+        if t < 27 and t % 9 < 7 and rng.random() < 0.5:
+            for k in range(3):
+                counts[t + k] += 1
+        else:
+            counts[t] += 3
+    return counts
+
+
 @needs_c
 def test_hands_of_every_size_agree() -> None:
     """Hands of 0 to 18 tiles drawn from the wall, a third of them built to win."""
@@ -85,16 +99,7 @@ def test_hands_of_every_size_agree() -> None:
     for size in range(19):
         for round_ in range(300):
             if round_ % 3 == 0 and size % 3 == 2:
-                counts = [0] * 34
-                pair = int(rng.integers(34))
-                counts[pair] += 2
-                while sum(counts) < size:
-                    t = int(rng.integers(34))
-                    if t < 27 and t % 9 < 7 and rng.random() < 0.6:
-                        for k in range(3):
-                            counts[t + k] += 1
-                    else:
-                        counts[t] += 3
+                counts = winning_shape(rng, (size - 2) // 3)
                 if max(counts) > 4:
                     continue
             else:
@@ -153,15 +158,7 @@ def test_winning_hands_changed_by_a_count_or_two_agree() -> None:
 
     def near_misses() -> Iterator[list[int]]:
         for _ in range(20_000):
-            hand = [0] * 34
-            hand[int(rng.integers(34))] += 2
-            for _ in range(int(rng.integers(0, 6))):
-                t = int(rng.integers(34))
-                if t < 27 and t % 9 < 7 and rng.random() < 0.5:
-                    for k in range(3):
-                        hand[t + k] += 1
-                else:
-                    hand[t] += 3
+            hand = winning_shape(rng, int(rng.integers(0, 6)))
             for _ in range(int(rng.integers(0, 3))):
                 hand[int(rng.integers(34))] += int(rng.choice([-2, -1, 1, 2]))
             if min(hand) >= 0 and max(hand) <= 4:
