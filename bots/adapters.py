@@ -254,7 +254,8 @@ class MqttAdapter(ServerAdapter):
             granted = await client.subscribe(down, qos=1)
         except asyncio.CancelledError:
             # Stopped while connecting (`BotClient.stop`): leave no half-open session behind.
-            await stack.aclose()
+            with contextlib.suppress(aiomqtt.MqttError):
+                await stack.aclose()
             _abandon_connect(session)
             raise
         except aiomqtt.MqttError as exc:
@@ -330,9 +331,17 @@ def _abandon_connect(session: aiomqtt.Client) -> None:
     if not isinstance(connected, asyncio.Future) or paho is None:
         return
     if connected.done():
-        session._connected = asyncio.get_running_loop().create_future()
-    with contextlib.suppress(Exception):
-        paho.disconnect()
+        connected = asyncio.get_running_loop().create_future()
+        session._connected = connected
+
+    def disconnect(_: object = None) -> None:
+        with contextlib.suppress(Exception):
+            paho.disconnect()
+
+    disconnect()
+    # Cancelled while paho's blocking connect still ran in its thread, the disconnect above
+    # found no socket: the connect may yet land, and is then dropped as soon as it does.
+    connected.add_done_callback(disconnect)
 
 
 def adapter_for(url: str, name: str) -> ServerAdapter:

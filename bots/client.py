@@ -264,11 +264,17 @@ class BotClient:
             stopped.cancel()
             if not connecting.done():
                 connecting.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
+                try:
                     await connecting
-        if connecting.cancelled():
+                except asyncio.CancelledError:
+                    # The connect's own cancellation ends here; a cancel of this task itself
+                    # (run() cancelled by its caller) goes on.
+                    task = asyncio.current_task()
+                    if task is not None and task.cancelling():
+                        raise
+        if connecting.cancelled() and self._stopping:
             return False
-        connecting.result()  # raises what the connect raised
+        connecting.result()  # raises what the connect raised, a cancellation included
         return not self._stopping
 
     async def stop(self, reason: str = "stopped by its owner") -> None:

@@ -16,16 +16,18 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.arena-installed
 want=$(cat pyproject.toml setup.py arena/games/mahjong/_speedups.c | sha256sum | cut -d' ' -f1)
-python_only="$want python-only"
-can_build_c() {
-  # A compiler and the Python headers: the two things a build of the C checks needs.
-  command -v "${CC:-cc}" >/dev/null 2>&1 &&
-    .venv/bin/python -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'
-}
+# What a build of the C checks needs: the compiler setuptools calls (CC, else Python's own) and
+# Python's headers. An install without the C checks records it, and the build is tried again
+# only once it changes (a compiler or the headers installed since), not on every run.
+toolchain=$(.venv/bin/python - <<'PY'
+import os, shutil, sysconfig
+compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+headers = os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))
+print(f"cc={shutil.which(compiler) or 'none'} headers={'yes' if headers else 'no'}")
+PY
+)
+python_only="$want python-only $toolchain"
 have=$(cat "$stamp" 2>/dev/null || true)
-if [ "$have" = "$python_only" ] && can_build_c; then
-  have="retry"  # installed without the C checks, and they can be built now
-fi
 if [ "$have" != "$want" ] && [ "$have" != "$python_only" ]; then
   echo "installing the project and its dev tools into .venv ..." >&2
   .venv/bin/python -m pip install --quiet --upgrade pip

@@ -39,7 +39,11 @@ from arena.games.mahjong.analysis import (
     is_winning,
     is_winning_batch,
 )
-from arena.games.mahjong.deficiency import _deficiency_python, deficiency_batch
+from arena.games.mahjong.deficiency import (
+    _deficiency_python,
+    deficiency_batch,
+    deficiency_implementation,
+)
 from arena.games.mahjong.speedups import IMPLEMENTATION
 from arena.games.mahjong.tables import (
     build_tables,
@@ -282,7 +286,9 @@ def run_hand_bench(n_hands: int = 20_000, seed: int = 2024, rounds: int = 5) -> 
             raise ArenaError("a list-to-array conversion of the bench differs from np.array")
     t_def, t_shanten = _per_call(rounds, [deficiency, shanten], hands14)
     t_def_python = (
-        _per_call(rounds, [_deficiency_python, shanten], hands14)[0] if with_python else t_def
+        _per_call(rounds, [_deficiency_python, shanten], hands14)[0]
+        if deficiency_implementation() == "C"
+        else t_def
     )
     # From ready arrays (a caller whose hands already live in numpy) and from the same Python
     # lists the one-call functions took, the conversion charged to the batch.
@@ -327,6 +333,7 @@ def run_hand_bench(n_hands: int = 20_000, seed: int = 2024, rounds: int = 5) -> 
         "agari_regular_us": None if t_regular is None else t_regular / n * 1e6,
         "win_ratio_regular": None if t_regular is None else t_regular / t_ours,
         "implementation": IMPLEMENTATION,
+        "deficiency_implementation": deficiency_implementation(),
         "win_python_us": t_win_python / n * 1e6,
         "win_python_ratio": t_agari / t_win_python,
         "win_disagreements": win_disagree,
@@ -483,6 +490,7 @@ def render(results: dict[str, Any]) -> str:
     checked = r["n_hands"] - r["special_14"]
     regular_us = r["agari_regular_us"]
     with_c = r["implementation"] == "C"
+    deficiency_in_c = r.get("deficiency_implementation", r["implementation"]) == "C"
     rows = [
         ("what", "ours", "mahjong pkg", "ratio", "target"),
         (
@@ -545,7 +553,7 @@ def render(results: dict[str, Any]) -> str:
                     "not judged: the fallback",
                 )
             ]
-            if with_c
+            if deficiency_in_c
             else []
         ),
         (
@@ -593,6 +601,11 @@ def render(results: dict[str, Any]) -> str:
             "C (arena/games/mahjong/_speedups.c); the Python reference timed beside them"
             if with_c
             else "Python (the C ones are not built here, or ARENA_PURE_PYTHON is set)"
+        )
+        + (
+            "; the deficiency in Python: the C one refused the tables"
+            if with_c and not deficiency_in_c
+            else ""
         ),
         f"14-tile hands: {mix14['winning']} winning, {mix14['ready_plus_draw']} ready plus one "
         f"drawn tile, {mix14['random']} random; {r['wins_14']} win",

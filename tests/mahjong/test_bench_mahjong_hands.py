@@ -125,6 +125,9 @@ def test_the_report_names_the_implementation_and_times_the_python_reference(
     text = render(small)
     assert f"one-hand checks: {IMPLEMENTATION}" in text
     assert ("ours in pure Python" in text) == (IMPLEMENTATION == "C")
-    pure = dict(small, implementation="Python")
+    pure = dict(small, implementation="Python", deficiency_implementation="Python")
     assert "ours in pure Python" not in render(pure)
     assert "one-hand checks: Python" in render(pure)
+    refused = dict(small, implementation="C", deficiency_implementation="Python")
+    assert "the deficiency in Python: the C one refused the tables" in render(refused)
+    assert render(refused).count("ours in pure Python") == 1  # the win check's row only

@@ -7,6 +7,8 @@ of bad input, and check that a machine with a C compiler really built the C one.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import os
 import shutil
 import subprocess
@@ -26,6 +28,9 @@ from arena.games.mahjong import analysis, speedups
 from arena.games.mahjong.deficiency import _deficiency_python, deficiency
 from arena.games.mahjong.tables import get_tables
 from arena.games.mahjong.tiles import parse_tiles, to_counts
+
+# The module itself: the package exports a function of the same name.
+deficiency_module = importlib.import_module("arena.games.mahjong.deficiency")
 
 needs_c = pytest.mark.skipif(
     speedups.c_is_winning is None, reason="the C checks are not built in this environment"
@@ -263,3 +268,49 @@ def test_pure_python_switch_leaves_the_c_checks_out() -> None:
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     ).stdout
     assert out.split() == ["Python", "True", "0"]
+
+
+@needs_c
+def test_tables_changed_after_install_give_python_its_say_not_a_stray_read() -> None:
+    """The tables stay writable from Python: an entry changed after install must make the C
+    lookup hand back (the Python one then raises), never read outside a table."""
+    install = speedups.c_install
+    assert install is not None and speedups.c_deficiency is not None
+    t = get_tables()
+    args = (t.n_suit_classes, t.n_honour_classes, t.merge.shape[0])
+    merge = t.merge.copy()
+    hand = [0] * 33 + [2]
+    try:
+        install(t.suit_class, t.honour_class, merge, t.final, *args)
+        assert speedups.c_deficiency(hand, -1) == 0
+        merge[:] = np.iinfo(merge.dtype).max
+        assert speedups.c_deficiency(hand, -1) is None
+    finally:
+        install(t.suit_class, t.honour_class, t.merge, t.final, *args)
+    assert speedups.c_deficiency(hand, -1) == 0
+
+
+@needs_c
+def test_tables_the_c_deficiency_refuses_leave_it_to_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    t = get_tables()
+    broken = t.suit_class.copy()
+    broken[0] = t.n_suit_classes
+    monkeypatch.setattr(deficiency_module, "c_deficiency", deficiency_module.c_deficiency)
+    monkeypatch.setattr(deficiency_module, "_FAST", None)
+    monkeypatch.setattr(
+        deficiency_module, "get_tables", lambda: dataclasses.replace(t, suit_class=broken)
+    )
+    try:
+        assert deficiency_module.deficiency_implementation() == "Python"
+        assert deficiency_module.c_deficiency is None
+        # Python answers from the same tables: the hand below never reads the broken entry.
+        assert deficiency([1, 1] + [0] * 31 + [2]) == deficiency_module._deficiency_python(
+            [1, 1] + [0] * 31 + [2]
+        )
+    finally:
+        monkeypatch.undo()
+        deficiency_module._FAST = None
+        deficiency_module._load_fast()
+    assert deficiency_module.deficiency_implementation() == "C"

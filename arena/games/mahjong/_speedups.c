@@ -177,12 +177,29 @@ speedups_is_winning(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 typedef struct {
     Py_buffer view;
+    Py_ssize_t count;
     int held;
 } Table;
 
 static Table suit_class, honour_class, merge, final;
 static long n_suit, n_honour;
 static int installed;
+
+static inline long
+entry(const Table *t, Py_ssize_t i);
+
+/* Entry i of a table whose contents choose i, checked: the buffers stay writable from Python,
+ * so a table changed after `install` must give None (the Python lookup then raises), never a
+ * read outside it. */
+static inline int
+checked(const Table *t, Py_ssize_t i, long *out)
+{
+    if (i < 0 || i >= t->count) {
+        return 0;
+    }
+    *out = entry(t, i);
+    return 1;
+}
 
 static inline long
 entry(const Table *t, Py_ssize_t i)
@@ -234,7 +251,8 @@ take_table(PyObject *obj, Table *t, Py_ssize_t need, const char *name)
                      name, t->view.format ? t->view.format : "B");
         return -1;
     }
-    if (t->view.len / size < need) {
+    t->count = t->view.len / size;
+    if (t->count < need) {
         PyErr_Format(PyExc_ValueError, "%s: expected at least %zd entries, got %zd", name, need,
                      t->view.len / size);
         return -1;
@@ -344,10 +362,17 @@ speedups_deficiency(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         code[part] = value;
     }
-    long merged = entry(&merge, entry(&suit_class, code[0]) * n_suit + entry(&suit_class, code[1]));
-    merged = entry(&merge, merged * n_suit + entry(&suit_class, code[2]));
-    long index = (merged * n_honour + entry(&honour_class, code[3])) * (MAX_SETS + 1) + sets;
-    return PyLong_FromLong(entry(&final, index));
+    /* The pattern codes are below 5**9 and 5**7, within the sizes checked at install. */
+    Py_ssize_t man = entry(&suit_class, code[0]), pin = entry(&suit_class, code[1]);
+    Py_ssize_t sou = entry(&suit_class, code[2]), honours = entry(&honour_class, code[3]);
+    long two, three, answer;
+    if (!checked(&merge, man * n_suit + pin, &two) ||
+        !checked(&merge, (Py_ssize_t)two * n_suit + sou, &three) ||
+        !checked(&final, ((Py_ssize_t)three * n_honour + honours) * (MAX_SETS + 1) + sets,
+                 &answer)) {
+        Py_RETURN_NONE;
+    }
+    return PyLong_FromLong(answer);
 }
 
 static PyMethodDef speedups_methods[] = {

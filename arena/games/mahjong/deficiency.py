@@ -19,7 +19,6 @@ combination), honours last: a hand costs four pattern indices and seven table lo
 
 from __future__ import annotations
 
-import contextlib
 import operator
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -83,8 +82,8 @@ def _load_fast() -> _Fast:
     )
     if c_install is not None:
         # The C version checks the tables before it holds them; tables it refuses (a corrupt
-        # cache) leave it off, and the Python lookups raise on them where they are wrong.
-        with contextlib.suppress(ValueError, TypeError, BufferError):
+        # cache) turn it off, and the Python lookups raise on them where they are wrong.
+        try:
             c_install(
                 t.suit_class,
                 t.honour_class,
@@ -94,7 +93,18 @@ def _load_fast() -> _Fast:
                 t.n_honour_classes,
                 t.merge.shape[0],
             )
+        except (ValueError, TypeError, BufferError, OverflowError):
+            global c_deficiency
+            c_deficiency = None
     return _FAST
+
+
+def deficiency_implementation() -> str:
+    """``"C"`` or ``"Python"``: which one `deficiency` uses in this process (the tables are
+    loaded first, since the C one can refuse them)."""
+    if _FAST is None:
+        _load_fast()
+    return "C" if c_deficiency is not None else "Python"
 
 
 _SUIT_PATTERNS = 5**9
