@@ -55,6 +55,22 @@ class SilentServer:
             writer.close()
 
 
+def client_of(url: str) -> BotClient:
+    """A 1A2B bot for ``url`` whose adapters stay referenced (by the factory), so that no
+    garbage collection closes a socket the client left open."""
+    made: list[ServerAdapter] = []
+
+    def connect() -> ServerAdapter:
+        made.append(adapter_for(url, "b"))
+        return made[-1]
+
+    return BotClient(
+        {"bulls_cows": make_bot("bulls_cows", "random", {}, "b")},
+        name="b",
+        adapter_factory=connect,
+    )
+
+
 @pytest.mark.parametrize("scheme", ["ws", "mqtt"])
 async def test_a_stop_while_connecting_ends_the_client_at_once(
     scheme: str, monkeypatch: pytest.MonkeyPatch
@@ -62,18 +78,7 @@ async def test_a_stop_while_connecting_ends_the_client_at_once(
     # Far longer than the test waits: a stop that waited for the connect would fail it.
     monkeypatch.setattr(adapters, "CONNECT_TIMEOUT_S", 600.0)
     async with SilentServer() as server:
-        url = f"{scheme}://127.0.0.1:{server.port}"
-        made: list[ServerAdapter] = []  # held, so that no garbage collection closes a socket
-
-        def connect_to_the_silent_server() -> ServerAdapter:
-            made.append(adapter_for(url, "b"))
-            return made[-1]
-
-        client = BotClient(
-            {"bulls_cows": make_bot("bulls_cows", "random", {}, "b")},
-            name="b",
-            adapter_factory=connect_to_the_silent_server,
-        )
+        client = client_of(f"{scheme}://127.0.0.1:{server.port}")
         running = asyncio.ensure_future(client.run())
         await asyncio.wait_for(server.accepted.wait(), 30)
         await asyncio.sleep(0.2)  # well into the connect: the server has said nothing
@@ -166,17 +171,7 @@ async def test_an_mqtt_connect_that_lands_after_the_stop_is_dropped(
     server = await asyncio.start_server(acknowledge, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     try:
-        made: list[ServerAdapter] = []  # held, so that no garbage collection closes a socket
-
-        def connect() -> ServerAdapter:
-            made.append(adapter_for(f"mqtt://127.0.0.1:{port}", "b"))
-            return made[-1]
-
-        client = BotClient(
-            {"bulls_cows": make_bot("bulls_cows", "random", {}, "b")},
-            name="b",
-            adapter_factory=connect,
-        )
+        client = client_of(f"mqtt://127.0.0.1:{port}")
         running = asyncio.ensure_future(client.run())
         await asyncio.sleep(0.3)  # paho's thread is still opening the socket
         await client.stop()
