@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from protocol.messages import MESSAGE_ADAPTER, PROTOCOL_VERSION, ErrorCode, Message
+from protocol.messages import MESSAGE_ADAPTER, NAME_REGEX, PROTOCOL_VERSION, ErrorCode, Message
 from protocol.messages import Error as ErrorMessage
 
 MAX_MESSAGE_BYTES = 1 << 20
@@ -62,10 +62,19 @@ def validate(adapter: TypeAdapter[T], data: dict[str, Any]) -> T:
         return adapter.validate_python(data, strict=True)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '<message>'}: {err['msg']}"
+            f"{'.'.join(str(p) for p in err['loc']) or '<message>'}: {_problem(err)}"
             for err in exc.errors()[:5]
         )
         raise ProtocolError(ErrorCode.BAD_MESSAGE, problems) from None
+
+
+def _problem(err: Any) -> str:
+    """pydantic's words for one problem, except a bad bot name, which is said in words rather
+    than as the regular expression a bot author would have to read."""
+    if err["type"] == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") == NAME_REGEX:
+        shown = repr(err["input"]) if len(err["input"]) <= 70 else repr(err["input"][:67] + "...")
+        return f"a bot name is 1 to 64 of the characters A-Z a-z 0-9 _ . - (got {shown})"
+    return str(err["msg"])
 
 
 def parse_message(raw: str | bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
