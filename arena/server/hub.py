@@ -185,7 +185,9 @@ class Hub:
         try:
             yield seats
         finally:
-            await self.close_table(table.id, "its match is over")
+            # Said only to bots whose match did not end (`Table.close`): the referee left
+            # while they were still seated, whether the match failed or was stopped.
+            await self.close_table(table.id, "its referee in the server left the table")
 
     async def close_table(self, table_id: str, reason: str, grace_s: float = 0.0) -> None:
         table = self.tables.get(table_id)

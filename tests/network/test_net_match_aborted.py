@@ -133,6 +133,8 @@ async def test_a_referee_that_stops_mid_match_leaves_every_bot_told(
         assert told["type"] == "error" and told["code"] == "match_aborted", told
         assert told["match"] == request["match"] == MATCH
         assert "seq" not in told
+        if referee == "in-server":
+            assert "(its referee in the server left the table)" in told["text"], told
         # Back in the lobby: an answer to the vanished request is no longer taken.
         await alice.send({"type": "action", "seq": request["seq"], "action": "challenge"})
         refused = await alice.recv()
