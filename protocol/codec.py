@@ -72,9 +72,14 @@ def _problem(err: Any) -> str:
     """pydantic's words for one problem, except a bad bot name, which is said in words rather
     than as the regular expression a bot author would have to read."""
     if err["type"] == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") == NAME_REGEX:
-        shown = repr(err["input"]) if len(err["input"]) <= 70 else repr(err["input"][:67] + "...")
-        return f"a bot name is 1 to 64 of the characters A-Z a-z 0-9 _ . - (got {shown})"
+        return name_problem(err["input"])
     return str(err["msg"])
+
+
+def name_problem(name: str) -> str:
+    """What is wrong with a bad bot name, in words, the name shown escaped and cut short."""
+    shown = repr(name) if len(name) <= 70 else repr(name[:67] + "...")
+    return f"a bot name is 1 to 64 of the characters A-Z a-z 0-9 _ . - (got {shown})"
 
 
 def parse_message(raw: str | bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:

@@ -16,6 +16,7 @@ from arena.server.sessions import (
     Link,
     SessionState,
 )
+from protocol.codec import name_problem
 from protocol.messages import Error, ErrorCode, Hello, Welcome
 
 log = structlog.get_logger(__name__)
@@ -189,7 +190,7 @@ class Lobby:
             return Error(code=ErrorCode.BAD_MESSAGE, text="a bot can take only one seat")
         for name in names:
             if not NAME_PATTERN.match(name):
-                return Error(code=ErrorCode.BAD_MESSAGE, text=f"bad bot name {name!r}")
+                return Error(code=ErrorCode.BAD_MESSAGE, text=f"bots: {name_problem(name)}")
         waiting: list[str] = []
 
         def ready() -> bool:

@@ -252,6 +252,26 @@ async def test_an_admin_cannot_close_a_table_it_did_not_open() -> None:
             assert server.hub.status().tables == []
 
 
+async def test_a_table_for_a_bad_bot_name_is_refused_with_the_name_cut_short() -> None:
+    """An admin's open_table names its bots unbounded: a bad one is refused in words, echoed
+    escaped and cut to 70 characters, not whole."""
+    async with running_server() as server, raw_peer(ws_url(server)) as owner:
+        await owner.send({"v": 1, "type": "admin_hello", "name": "admin"})
+        assert (await owner.recv())["type"] == "admin_welcome"
+        huge = "bad\n" + "x" * 10_000
+        await owner.send(
+            {"v": 1, "type": "open_table", "game": "liars_dice", "bots": ["alice", huge]}
+        )
+        refused = await owner.recv_until("error")
+        assert refused["code"] == "bad_message"
+        assert refused["text"] == (
+            "bots: a bot name is 1 to 64 of the characters A-Z a-z 0-9 _ . - (got "
+            + repr(huge[:67] + "...")
+            + ")"
+        )
+        assert server.hub.status().tables == []
+
+
 # -- MQTT ------------------------------------------------------------------------------------
 
 
