@@ -144,12 +144,22 @@ win_check(long *c)
     return pair_in == 3 || sets_and_pair(c + 9 * pair_in);
 }
 
+/* METH_FASTCALL functions check their argument count themselves. */
+static int
+two_arguments(Py_ssize_t nargs, const char *signature)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "%s takes 2 arguments", signature);
+        return 0;
+    }
+    return 1;
+}
+
 static PyObject *
 speedups_is_winning(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     long c[NUM_KINDS];
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "is_winning(counts, sets_needed) takes 2 arguments");
+    if (!two_arguments(nargs, "is_winning(counts, sets_needed)")) {
         return NULL;
     }
     long total = read_counts(args[0], c);
@@ -319,8 +329,7 @@ static PyObject *
 speedups_deficiency(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     long c[NUM_KINDS];
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "deficiency(counts, sets) takes 2 arguments");
+    if (!two_arguments(nargs, "deficiency(counts, sets)")) {
         return NULL;
     }
     if (!PyLong_CheckExact(args[1])) {
