@@ -16,19 +16,23 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.arena-installed
 want=$(cat pyproject.toml setup.py arena/games/mahjong/_speedups.c | sha256sum | cut -d' ' -f1)
+have=$(cat "$stamp" 2>/dev/null || true)
 # What a build of the C checks needs: the compiler setuptools calls (CC, else Python's own) and
 # Python's headers. An install without the C checks records it, and the build is tried again
-# only once it changes (a compiler or the headers installed since), not on every run.
-toolchain=$(.venv/bin/python - <<'PY'
+# only once it changes (a compiler or the headers installed since), not on every run. Looked up
+# only when the stamp is not the one of a full install, so a usual run starts no Python for it.
+toolchain() {
+  .venv/bin/python - <<'PY'
 import os, shutil, sysconfig
 compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
 headers = os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))
 print(f"cc={shutil.which(compiler) or 'none'} headers={'yes' if headers else 'no'}")
 PY
-)
-python_only="$want python-only $toolchain"
-have=$(cat "$stamp" 2>/dev/null || true)
-if [ "$have" != "$want" ] && [ "$have" != "$python_only" ]; then
+}
+if [ "$have" != "$want" ]; then
+  python_only="$want python-only $(toolchain)"
+fi
+if [ "$have" != "$want" ] && [ "$have" != "${python_only:-}" ]; then
   echo "installing the project and its dev tools into .venv ..." >&2
   .venv/bin/python -m pip install --quiet --upgrade pip
   # -qq: setuptools' notice about editable installs is noise here; errors still show.

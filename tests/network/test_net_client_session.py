@@ -146,13 +146,23 @@ def test_resume_unknown_makes_the_client_say_hello_afresh(tmp_path: Path) -> Non
     assert resume.read_text(encoding="utf-8") == "r1"
 
 
-def test_name_in_use_at_the_first_hello_stops_the_client_with_its_code() -> None:
-    refusal = Error(code=ErrorCode.NAME_IN_USE, text="bot b already has a session (lobby)")
-    client = dice_client(lambda: ScriptedAdapter([refusal], []))
+@pytest.mark.parametrize(
+    ("code", "text"),
+    [
+        (ErrorCode.NAME_IN_USE, "bot b already has a session (lobby)"),
+        (ErrorCode.AUTH_FAILED, "unknown token for bot b"),
+    ],
+)
+def test_a_refusal_of_the_first_hello_stops_the_client_with_its_code(
+    code: ErrorCode, text: str
+) -> None:
+    """name_in_use at the first hello, and auth_failed as ever."""
+    client = dice_client(lambda: ScriptedAdapter([Error(code=code, text=text)], []))
     with pytest.raises(ClientRefused) as refused:
         asyncio.run(client.run())
-    assert refused.value.code is ErrorCode.NAME_IN_USE
-    assert str(refused.value).startswith("name_in_use: ")
+    assert refused.value.code is code
+    if code is ErrorCode.NAME_IN_USE:
+        assert str(refused.value).startswith("name_in_use: ")
 
 
 def test_name_in_use_after_a_welcome_is_retried() -> None:
@@ -177,14 +187,6 @@ def test_name_in_use_after_a_welcome_is_retried() -> None:
     hellos = [message for message in sent if isinstance(message, Hello)]
     assert [hello.resume for hello in hellos] == [None, "r1", None, None]
     assert client.welcomes == 2
-
-
-def test_auth_failed_still_stops_the_client() -> None:
-    refusal = Error(code=ErrorCode.AUTH_FAILED, text="unknown token for bot b")
-    client = dice_client(lambda: ScriptedAdapter([refusal], []))
-    with pytest.raises(ClientRefused) as refused:
-        asyncio.run(client.run())
-    assert refused.value.code is ErrorCode.AUTH_FAILED
 
 
 class ListeningBot(Bot):
