@@ -155,4 +155,4 @@ class Table:
         # once, as above.
         await asyncio.gather(*(lobby.release(self.sessions[slot], reason) for slot in leaving))
         await lobby.notify()
-        self.log.info("table_closed", reason=reason)
+        self.log.info("table_closed", reason=reason, seats_cut_short=len(leaving))

@@ -295,3 +295,15 @@ def test_fallbacks_and_the_reasons_for_illegal_actions() -> None:
         game.apply(1, game.parse_action("tsumo"))
     highest = max(parse_tiles(game.observation(1).tiles))
     assert game.fallback_action(1).tile == highest
+
+
+def test_a_copy_shares_no_mutable_state_with_its_original() -> None:
+    game = game_on(claim_wall())
+    twin = game.copy()
+    twin.s.scores[0] += 500
+    twin.s.counts[0][0] += 1
+    twin.s.river[0].append(0)
+    twin.s.melds[1].append(None)  # type: ignore[arg-type]
+    assert game.s.scores == [0, 0, 0, 0]
+    assert [sum(row) for row in game.s.counts] == [17, 16, 16, 16]
+    assert game.s.river[0] == [] and game.s.melds[1] == []

@@ -153,7 +153,7 @@ class HandState:
         twin.dealer = self.dealer
         twin.round_index = self.round_index
         twin.hand_index = self.hand_index
-        twin.scores = self.scores
+        twin.scores = list(self.scores)
         twin.counts = [list(row) for row in self.counts]
         twin.melds = [list(row) for row in self.melds]
         twin.river = [list(row) for row in self.river]
