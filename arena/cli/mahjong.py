@@ -25,8 +25,8 @@ import numpy as np
 import numpy.typing as npt
 import typer
 
-from arena.bench.mahjong_hands import render as render_bench
 from arena.bench.mahjong_hands import run_hand_bench
+from arena.bench.mahjong_hands_report import render as render_bench
 from arena.cli.common import at_least, fail, interrupt_exits, output_console, print_json
 from arena.errors import ArenaError
 from arena.games.mahjong.analysis import deficiency, deficiency_batch, useful_tiles, waits

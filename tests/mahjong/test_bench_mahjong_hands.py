@@ -10,13 +10,8 @@ import numpy as np
 import pytest
 
 from arena.bench import mahjong_hands
-from arena.bench.mahjong_hands import (
-    CONVERSIONS,
-    judge,
-    regular_form_agari,
-    render,
-    run_hand_bench,
-)
+from arena.bench.mahjong_hands import CONVERSIONS, regular_form_agari, run_hand_bench
+from arena.bench.mahjong_hands_report import judge, render
 from arena.games.mahjong.analysis import is_winning
 from arena.games.mahjong.tables import get_tables
 
