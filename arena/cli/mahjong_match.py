@@ -46,7 +46,7 @@ from arena.matches.mahjong import (
     play_match,
     series_seed,
 )
-from arena.matches.stats import Interval
+from arena.matches.stats import Interval, spread_free
 from arena.records import JsonlRecorder
 from arena.referee import DEFAULT_DEADLINE_MS, TimeBank, TimeControl
 from arena.transports.base import Seat
@@ -85,13 +85,30 @@ def _show(result: MatchResult, title: str) -> None:
         f"pen. penalties; exhaustive draws: {result.exhaustive}, decisions: {result.decisions}"
     )
     for p in result.programs:
-        out.print(f"{p.bot}: points 95% CI {_span(p.points_interval())}")
+        caveat = f" ({NO_SPREAD.format(unit='round')})" if spread_free(p.round_points) else ""
+        out.print(f"{p.bot}: points 95% CI {_span(p.points_interval())}{caveat}")
     for p in result.programs:
         if p.config is not None:
             out.print(f"{p.bot}: {p.strategy} with config {p.config}")
     diff = result.difference_interval()
     if diff is not None:
-        out.print(f"points difference A−B: {diff.estimate:+,.0f}, 95% CI {_span(diff)}")
+        caveat = _no_spread_note("round") if result.difference_no_spread() else ""
+        out.print(f"points difference A−B: {diff.estimate:+,.0f}, 95% CI {_span(diff)}{caveat}")
+
+
+NO_SPREAD = "every {unit} the same: no spread to measure"
+"""Said after a zero-width interval from values that were all equal: without it the interval
+reads as a figure known exactly, where the sample only showed no spread (`spread_free`)."""
+
+
+def _no_spread_note(unit: str) -> str:
+    """The caveat of a zero-width A − B interval, worded as a league's note for mahjong: two
+    copies of one deterministic bot legitimately tie every round, so it is no error, but only
+    then is the zero width exact."""
+    return (
+        f" ({NO_SPREAD.format(unit=unit)}; the zero width is exact only if the bots cannot play "
+        "differently)"
+    )
 
 
 def _span(ci: Interval) -> str:
@@ -370,9 +387,12 @@ def match_mahjong(
             )
         if "points_difference_per_match_ci95" in series:
             d = series["points_difference_per_match_ci95"]
+            caveat = (
+                _no_spread_note("match") if series["points_difference_per_match_no_spread"] else ""
+            )
             out.print(
                 f"points difference per match A−B: {d['estimate']:+,.0f}, "
-                f"95% CI [{d['low']:+,.0f}, {d['high']:+,.0f}]"
+                f"95% CI [{d['low']:+,.0f}, {d['high']:+,.0f}]{caveat}"
             )
 
 

@@ -32,7 +32,7 @@ from typing import Any, Final
 from arena.dealing import MatchSeed
 from arena.games.mahjong.rules import SEATS, MahjongRules
 from arena.matches.bot_seeds import seeded_options
-from arena.matches.stats import Interval, mean_interval, proportion_interval
+from arena.matches.stats import Interval, mean_interval, proportion_interval, spread_free
 from arena.records import Recorder
 from arena.referee import (
     DEFAULT_DEADLINE_MS,
@@ -219,13 +219,28 @@ class MatchResult:
         best = max(p.points for p in self.programs)
         return [i for i, p in enumerate(self.programs) if p.points == best]
 
-    def difference_interval(self) -> Interval | None:
-        """A/B: 95% interval of A's points minus B's, from the per-round differences."""
+    def round_differences(self) -> list[float] | None:
+        """A/B: A's points minus B's in each round (``None`` for four programs)."""
         if len(self.programs) != 2:
             return None
         a, b = self.programs
-        diffs = [x - y for x, y in zip(a.round_points, b.round_points, strict=True)]
+        return [float(x - y) for x, y in zip(a.round_points, b.round_points, strict=True)]
+
+    def difference_interval(self) -> Interval | None:
+        """A/B: 95% interval of A's points minus B's, from the per-round differences."""
+        diffs = self.round_differences()
+        if diffs is None:
+            return None
         return mean_interval(diffs).scaled(len(diffs))
+
+    def difference_no_spread(self) -> bool:
+        """A/B: every round gave the same A − B (two rounds or more), so the difference's t
+        interval has zero width. It shows no spread in these rounds, not a difference known
+        exactly, unless the programs cannot play differently (two copies of one deterministic
+        bot); mahjong points have no range to fall back on, so the width stays zero and the
+        match says so (as a league's match line does: `MatchLine.no_spread`)."""
+        diffs = self.round_differences()
+        return diffs is not None and spread_free(diffs)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -242,6 +257,7 @@ class MatchResult:
         diff = self.difference_interval()
         if diff is not None:
             data["points_difference_ci95"] = diff.to_json(1)
+            data["points_difference_no_spread"] = self.difference_no_spread()
         return data
 
 
@@ -460,4 +476,7 @@ class SeriesResult:
         if len(first.programs) == 2:
             diffs = [float(m.programs[0].points - m.programs[1].points) for m in self.matches]
             data["points_difference_per_match_ci95"] = mean_interval(diffs).to_json(1)
+            # Every match the same A − B (two copies of one deterministic bot tie each one):
+            # the zero width shows no spread over the matches (`MatchResult.difference_no_spread`).
+            data["points_difference_per_match_no_spread"] = spread_free(diffs)
         return data

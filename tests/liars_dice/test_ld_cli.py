@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.dealing import MatchSeed
+from arena.matches.liars_dice_series import MatchReport
 
 runner = CliRunner()
 
@@ -77,6 +79,68 @@ def test_a_duel_reports_its_interval() -> None:
     assert "probability is the stronger" in shown and "95% interval" in shown
     even = _flat(runner.invoke(app, [*args[:-1], "2"]).output)  # 2 of 2 still holds 50%
     assert "no difference shown" in even
+
+
+def _league_rate(wins: int, games: int) -> tuple[float, float]:
+    """A's win rate interval that a liar's dice league's match line gives the same games (its
+    A − B interval mapped back from 2 × rate − 1)."""
+    from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
+    from arena.leagues.standings import match_lines
+
+    scores = [1.0] * wins + [0.0] * (games - wins)
+    played = [GameOutcome(k, k, {"a": s, "b": 1.0 - s}) for k, s in enumerate(scores)]
+    plan = MatchPlan(0, ("a", "b"), "s")
+    (line,) = match_lines("liars-dice", [MatchOutcome(plan, played, {}, 0.0)])
+    assert line.difference is not None
+    return (line.difference.low + 1) / 2, (line.difference.high + 1) / 2
+
+
+def _report(wins: int, games: int) -> MatchReport:
+    won = [True] * wins + [False] * (games - wins)
+    return MatchReport("a", "b", games, wins, 0, 0.0, won)
+
+
+@pytest.mark.parametrize(("wins", "games"), [(60, 100), (17, 31), (3, 3), (0, 5), (530, 1000)])
+def test_a_duel_interval_is_the_one_a_league_gives_the_same_games(wins: int, games: int) -> None:
+    interval = _report(wins, games).interval()
+    assert (interval.low, interval.high) == pytest.approx(_league_rate(wins, games), abs=1e-9)
+
+
+@pytest.mark.parametrize("games", [31, 50, 100])
+def test_equal_bots_are_called_different_in_at_most_5_percent_of_duels(games: int) -> None:
+    """Exact enumeration over every duel of two equal bots (each game a fair coin): the verdict
+    names a stronger bot when the interval excludes 50%, which must happen in at most 5% of
+    duels. Wilson's interval, used from 30 games before, did so in 7.08% of 31-game duels."""
+    false_verdicts = math.fsum(
+        math.comb(games, wins) / 2**games
+        for wins in range(games + 1)
+        if _report(wins, games).interval().excludes(0.5)
+    )
+    assert false_verdicts <= 0.05, false_verdicts
+
+
+def test_sixty_wins_of_a_hundred_name_no_stronger_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """60–40 over 100 games: the league's exact interval holds an even match, so the match
+    command must not name A the stronger (Wilson's interval, 50.2–69.1%, did)."""
+    import arena.cli.liars_dice as cli
+
+    async def sixty_of_a_hundred(a: str, b: str, games: int, seed: str, **_: object) -> MatchReport:
+        report = _report(60, games)
+        report.a, report.b = a, b
+        return report
+
+    monkeypatch.setattr(cli, "run_match", sixty_of_a_hundred)
+    args = ["match", "liars-dice", "--a", "bayes", "--b", "probability", "--games", "100"]
+    result = runner.invoke(app, [*args, "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    shown = _flat(result.output)
+    assert "bayes 60 – 40 probability over 100 games: 60.0% for bayes" in shown
+    assert "95% interval 49.7%–69.7% (no difference shown: the interval holds 50%)" in shown
+    assert "stronger" not in shown
+    data = json.loads(runner.invoke(app, [*args, "--seed", "1", "--json"]).stdout)
+    low, high = _league_rate(60, 100)
+    assert data["win_rate_a_ci95"]["low"] == round(low, 4)
+    assert data["win_rate_a_ci95"]["high"] == round(high, 4)
 
 
 # -- tables (--bots) ---------------------------------------------------------------------------

@@ -138,3 +138,49 @@ def test_a_fresh_seed_is_printed_first_and_never_names_a_record(tmp_path: Path) 
         commitments = sorted(MatchSeed.from_text(text).commitment()[:12] for text in texts)
         assert names == [f"mahjong-c{digits}.jsonl" for digits in commitments]
         assert not any(seed[i : i + 8] in name for name in names for i in range(57))
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_a_zero_width_difference_says_no_spread_was_measured() -> None:
+    """Every round giving the same A − B makes the t interval zero wide: the text and the JSON
+    say so (as a league's match line does), without calling it wrong, and a difference with a
+    spread is not flagged."""
+    args = ["--bots", "greedy,random", "--layout", "ab", "--games", "8", "--seed", "ser/2"]
+    data = standard_json(_match(*args, "--json").stdout)
+    ci = data["points_difference_ci95"]
+    assert (ci["low"], ci["high"], ci["n"]) == (22000.0, 22000.0, 2)  # the audit's repro
+    assert data["points_difference_no_spread"] is True
+    shown = _flat(_match(*args).stdout)
+    assert (
+        "points difference A−B: +22,000, 95% CI [+22,000, +22,000] over 2 rounds (every round "
+        "the same: no spread to measure; the zero width is exact only if the bots cannot play "
+        "differently)"
+    ) in shown
+    assert "greedy: points 95% CI [+11,000, +11,000] over 2 rounds (every round the same" in shown
+    spread = ["--bots", "greedy,random", "--layout", "ab", "--games", "16", "--seed", "1"]
+    data = standard_json(_match(*spread, "--json").stdout)
+    assert data["points_difference_ci95"]["low"] < data["points_difference_ci95"]["high"]
+    assert data["points_difference_no_spread"] is False
+    assert "no spread" not in _match(*spread).stdout
+
+
+def test_a_series_of_tied_matches_says_no_spread_was_measured() -> None:
+    """Two copies of one deterministic bot tie every match: the per-match difference has zero
+    width legitimately, and the series says no spread was seen rather than nothing."""
+    args = ["--bots", "greedy,greedy", "--layout", "ab", "--games", "8", "--matches", "2"]
+    data = standard_json(_match(*args, "--seed", "tie", "--json").stdout)
+    assert data["points_difference_per_match_ci95"]["low"] == 0.0
+    assert data["points_difference_per_match_ci95"]["high"] == 0.0
+    assert data["points_difference_per_match_no_spread"] is True
+    assert all(match["points_difference_no_spread"] for match in data["per_match"])
+    shown = _flat(_match(*args, "--seed", "tie").stdout)
+    assert (
+        "points difference per match A−B: +0, 95% CI [+0, +0] (every match the same: no spread "
+        "to measure; the zero width is exact only if the bots cannot play differently)"
+    ) in shown
+    spread = ["--bots", "greedy,random", "--layout", "ab", "--games", "8", "--matches", "2"]
+    data = standard_json(_match(*spread, "--seed", "1", "--json").stdout)
+    assert data["points_difference_per_match_no_spread"] is False
