@@ -8,7 +8,7 @@ node}}``. They are built by ``python -m bots.bulls_cows.build_optimal`` and chec
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -85,9 +85,38 @@ def load_tree(digits: int, alphabet: str) -> ShippedTree | None:
     )
 
 
+@lru_cache(maxsize=8)
+def tree_for(digits: int, alphabet: str) -> ShippedTree | None:
+    """The shipped tree for codes of ``digits`` symbols of ``alphabet``: the one built for it,
+    or one built for another alphabet of as many symbols with every symbol renamed (the i-th of
+    its alphabet to the i-th of ``alphabet``). Renaming symbols maps codes one to one and keeps
+    every feedback, so the renamed tree is as good in the new space (3 of ``abcdefghi``: the
+    optimum, 4.6369). None when no shipped tree has that shape. Only the files beside this
+    module are read: no path is made from ``alphabet``."""
+    for path in sorted(TREE_DIR.glob(f"tree_{digits}_*.json")):
+        tree = load_tree(digits, path.stem.split("_", 2)[2])
+        if tree is None or len(tree.alphabet) != len(alphabet):
+            continue
+        if tree.alphabet == alphabet:
+            return tree
+        renaming = str.maketrans(tree.alphabet, alphabet)
+        return replace(tree, alphabet=alphabet, root=_renamed(tree.root, renaming))
+    return None
+
+
+def _renamed(node: TreeNode, renaming: dict[int, int]) -> TreeNode:
+    renamed: TreeNode = {"guess": str(node["guess"]).translate(renaming)}
+    if "next" in node:
+        renamed["next"] = {
+            feedback: _renamed(child, renaming) for feedback, child in node["next"].items()
+        }
+    return renamed
+
+
 class TreeGuesser(Guesser):
-    """Follows the shipped tree of the code space (the proven optimum for 3 of 1–9, the best
-    tree found for 4 of 0–9); off the tree, or without one, it defers to ``fallback``."""
+    """Follows the shipped tree of the code space (the proven optimum for 3 of 9 symbols, the
+    best tree found for 4 of 10; `tree_for`); off the tree, or without one, it defers to
+    ``fallback``."""
 
     name = "optimal"
 
@@ -95,7 +124,7 @@ class TreeGuesser(Guesser):
         self.fallback = fallback or EntropyGuesser()
 
     def choose(self, space: CodeSpace, history: History) -> int:
-        tree = load_tree(space.digits, space.alphabet)
+        tree = tree_for(space.digits, space.alphabet)
         if tree is not None:
             code = tree.follow(space, history)
             if code is not None:

@@ -103,6 +103,33 @@ def test_bad_feedback_names_the_problem(text: str, problem: str) -> None:
         code_space().parse_feedback(text)
 
 
+@pytest.mark.parametrize(
+    ("digits", "alphabet"),
+    [(3, "1234"), (3, "123"), (3, "12345"), (2, "abc"), (4, "123456"), (5, "abcdefg"), (1, "ab")],
+)
+def test_feasible_answers_are_those_the_space_produces(digits: int, alphabet: str) -> None:
+    # A small alphabet forces two codes to share symbols: with 3 of 1234 any two share two, so
+    # 0A0B and 1A0B never happen, and the engine must list and accept only what can.
+    space = code_space(digits, alphabet)
+    assert set(space.feasible) == set(np.unique(space.table).tolist())
+
+
+def test_an_answer_the_alphabet_rules_out_says_why() -> None:
+    space = code_space(3, "1234")
+    for text in ("0A0B", "1A0B", "0A1B"):
+        with pytest.raises(
+            InvalidActionError, match="any two 3-symbol codes of 1234 share at least 2"
+        ):
+            space.parse_feedback(text)
+    assert space.feedback_text(space.parse_feedback("0A2B")) == "0A2B"
+
+
+def test_an_alphabet_with_whitespace_is_refused_for_it_before_any_repeat() -> None:
+    # "a b c" repeats its space: the whitespace is the problem to name.
+    with pytest.raises(RulesetError, match=r"^alphabet: may not contain whitespace"):
+        code_space(2, "a b c")
+
+
 def test_feedback_text_round_trips_and_ignores_case() -> None:
     space = code_space()
     for f in space.feasible:

@@ -7,7 +7,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from arena.bench.bulls_cows import evaluate_evader, walk_tree
+from arena.bench.bulls_cows import evaluate_evader, evaluate_fixed, walk_tree
 from arena.dealing import MatchSeed
 from arena.games.bulls_cows import CodeSpace, code_space
 from bots.bulls_cows import (
@@ -29,6 +29,7 @@ from bots.bulls_cows.guessers import (
     super_comparison_pick,
 )
 from bots.bulls_cows.search import ExactSearch, lower_bounds, tree_depths
+from bots.bulls_cows.trees import tree_for
 
 SEED = MatchSeed.from_text("bc-strategies")
 
@@ -306,6 +307,26 @@ def test_four_digit_tree_meets_its_figure() -> None:
     total = sum(depths.values())
     assert total == tree.total
     assert total / space.size <= 5.25 and max(depths.values()) <= 7
+
+
+@pytest.mark.parametrize(("digits", "alphabet"), [(3, "abcdefghi"), (3, "987654321")])
+def test_a_renamed_alphabet_plays_the_shipped_tree_renamed(digits: int, alphabet: str) -> None:
+    # Renaming symbols keeps every feedback, so the optimum carries over to any 9 symbols.
+    space = code_space(digits, alphabet)
+    tree = tree_for(digits, alphabet)
+    assert tree is not None and tree.alphabet == alphabet
+    depths = tree_depths(space, tree.root)
+    assert len(depths) == space.size and sum(depths.values()) == 2337
+    # And the `optimal` bot plays it through the engine, every secret once.
+    report = evaluate_fixed("optimal", space)
+    assert sum(report.guesses) == 2337 and report.maximum == 6 and report.unsolved == 0
+
+
+def test_tree_for_uses_the_built_tree_and_knows_only_shipped_shapes() -> None:
+    assert tree_for(3, "123456789") is load_tree(3, "123456789")
+    assert tree_for(3, "1234567") is None and tree_for(5, "0123456789") is None
+    # No path is made from the alphabet: one that looks like a path finds nothing.
+    assert tree_for(3, "../x/yz") is None
 
 
 def test_tree_guesser_falls_back_off_the_tree() -> None:

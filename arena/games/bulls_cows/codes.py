@@ -61,7 +61,7 @@ class CodeSpace:
     @property
     def feasible(self) -> tuple[int, ...]:
         """Encodings that some guess/secret pair produces, in increasing order."""
-        return _feasible(self.digits)
+        return _feasible(self.digits, len(self.alphabet))
 
     def encode(self, bulls: int, cows: int) -> int:
         return bulls * (self.digits + 1) + cows
@@ -82,6 +82,12 @@ class CodeSpace:
             raise InvalidActionError(f"feedback {text[:40]!r} is not of the form xAyB, e.g. 1A2B")
         bulls, cows = int(match[1]), int(match[2])
         encoded = self.encode(bulls, cows)
+        least = _least_shared(self.digits, len(self.alphabet))
+        if bulls + cows <= self.digits and bulls + cows < least:
+            raise InvalidActionError(
+                f"feedback {bulls}A{cows}B cannot occur: any two {self.digits}-symbol codes of "
+                f"{self.alphabet} share at least {least} symbols"
+            )
         if bulls + cows > self.digits or encoded not in self.feasible:
             raise InvalidActionError(
                 f"feedback {bulls}A{cows}B cannot occur with {self.digits}-symbol codes"
@@ -115,24 +121,31 @@ class CodeSpace:
 
 
 @lru_cache(maxsize=8)
-def _feasible(digits: int) -> tuple[int, ...]:
-    # (n-1) bulls leave one symbol of each code, which either matches in place or not at all.
+def _feasible(digits: int, symbols: int) -> tuple[int, ...]:
+    # (n-1) bulls leave one symbol of each code, which either matches in place or not at all;
+    # two codes of n symbols out of k share at least 2n - k of them.
+    least = _least_shared(digits, symbols)
     return tuple(
         bulls * (digits + 1) + cows
         for bulls in range(digits + 1)
         for cows in range(digits + 1 - bulls)
-        if not (bulls == digits - 1 and cows == 1)
+        if not (bulls == digits - 1 and cows == 1) and bulls + cows >= least
     )
+
+
+def _least_shared(digits: int, symbols: int) -> int:
+    """The fewest symbols two codes of ``digits`` distinct symbols out of ``symbols`` share."""
+    return max(0, 2 * digits - symbols)
 
 
 def check_space(digits: int, alphabet: str) -> None:
     """Raise `RulesetError` (naming the key) unless (digits, alphabet) makes a usable game."""
     if not isinstance(alphabet, str) or not alphabet:
         raise RulesetError("alphabet: must be a non-empty string of symbols")
-    if len(set(alphabet)) != len(alphabet):
-        raise RulesetError(f"alphabet: {alphabet!r} repeats a symbol")
     if any(symbol.isspace() for symbol in alphabet):
         raise RulesetError("alphabet: may not contain whitespace")
+    if len(set(alphabet)) != len(alphabet):
+        raise RulesetError(f"alphabet: {alphabet!r} repeats a symbol")
     if len(alphabet) > MAX_ALPHABET:
         raise RulesetError(f"alphabet: at most {MAX_ALPHABET} symbols are supported")
     if isinstance(digits, bool) or not isinstance(digits, int):
