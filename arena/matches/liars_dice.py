@@ -29,7 +29,7 @@ from arena.errors import ArenaError
 from arena.games.liars_dice import LiarsDiceRules
 from arena.matches.bot_seeds import bot_options
 from arena.matches.liars_dice_series import make_ld_bot, play_seats
-from arena.matches.stats import Interval, proportion_interval
+from arena.matches.stats import Interval, exact_proportion_interval
 from arena.records import Recorder
 from arena.referee import MatchFrame, TimeBank
 from arena.transports.base import Seat
@@ -77,7 +77,10 @@ class TableStanding:
         return self.wins / self.games if self.games else 0.0
 
     def interval(self) -> Interval:
-        return proportion_interval(self.wins, self.games)
+        """The win rate with its exact (Clopper–Pearson) 95% interval, as a duel's
+        (`MatchReport.interval`): the verdict against the fair share is no likelier to be
+        wrong than 5%, whatever the number of games."""
+        return exact_proportion_interval(self.wins, self.games)
 
 
 @dataclass

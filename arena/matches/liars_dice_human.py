@@ -39,7 +39,7 @@ from arena.games.liars_dice import (
     raises_after,
 )
 from arena.matches.liars_dice import check_table, play_table_game
-from arena.matches.stats import Interval, proportion_interval
+from arena.matches.stats import Interval, exact_proportion_interval
 from arena.records import MemoryRecorder
 from arena.referee import MatchFrame
 from arena.transports.base import Seat
@@ -332,7 +332,10 @@ class HumanSession:
         return sum(self.outcomes)
 
     def interval(self) -> Interval:
-        return proportion_interval(self.wins, self.games)
+        """The win rate with its exact (Clopper–Pearson) 95% interval, as a duel's
+        (`MatchReport.interval`): the verdict against the fair share is no likelier to be
+        wrong than 5%, whatever the number of games."""
+        return exact_proportion_interval(self.wins, self.games)
 
     @property
     def fair_share(self) -> float:

@@ -13,11 +13,14 @@ from arena.games.liars_dice import LiarsDiceRules, load_ruleset
 from arena.matches.liars_dice import (
     TableError,
     TableReport,
+    TableStanding,
     in_process_seats,
     run_table,
     seating,
     table_names,
 )
+from arena.matches.liars_dice_human import HumanSession
+from arena.matches.stats import exact_proportion_interval
 
 
 @pytest.mark.parametrize("bots", [2, 3, 4, 5])
@@ -94,3 +97,16 @@ def test_two_seats_with_one_name_are_refused() -> None:
     _, seats = in_process_seats(["bayes", "probability"], "x", {})
     with pytest.raises(TableError, match="distinct names"):
         asyncio.run(run_table(["bayes", "bayes"], seats, 1, "x"))
+
+
+def test_a_table_verdict_uses_the_exact_interval_as_a_duel_does() -> None:
+    # 32 wins of 50 against an even fair share: Wilson's interval (0.501–0.759) says above,
+    # where the exact one (0.492–0.771) holds 50%, as a duel on the same evidence does.
+    standing = TableStanding(bot="a", games=50, wins=32)
+    exact = exact_proportion_interval(32, 50)
+    interval = standing.interval()
+    assert (interval.low, interval.high) == (exact.low, exact.high)
+    assert not interval.excludes(0.5)
+    session = HumanSession(human="me", bots=["b"], seed="s", rules={})
+    session.outcomes = [True] * 32 + [False] * 18
+    assert (session.interval().low, session.interval().high) == (exact.low, exact.high)
