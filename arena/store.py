@@ -168,6 +168,22 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
     return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
+RESULTS_FILE_MODE = 0o600
+"""A results file opened for writing is its owner's alone, as a record file is
+(`arena.records.RECORD_FILE_MODE`): until a league is over it holds the league's seed (its
+`leagues` row and config), from which every deal of the matches still to play follows. SQLite
+gives the -wal and -shm files beside it the same mode."""
+
+
+def _owner_only(path: Path) -> None:
+    """Create ``path`` with `RESULTS_FILE_MODE` (the umask can only narrow it) before SQLite
+    opens it, so that a league never writes its seed into a file another user of the machine
+    can read. An existing file keeps the mode its owner gave it (`chmod` it, or copy it, to
+    share the results of a finished league)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, RESULTS_FILE_MODE))
+
+
 class ResultStore:
     """The results file; use as a context manager or call `close`.
 
@@ -187,6 +203,7 @@ class ResultStore:
                 self._db = self._connect_read_only(busy_wait)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
+                _owner_only(path)
                 # isolation_level=None: the store begins its transactions itself (`_attempt`).
                 self._db = sqlite3.connect(path, timeout=busy_wait, isolation_level=None)
         except sqlite3.Error as exc:

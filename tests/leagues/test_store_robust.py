@@ -492,3 +492,25 @@ def test_sqlite_saying_it_cannot_make_the_shm_file_either_way_is_recognised() ->
     assert arena.store._no_shm_here(error(1544))
     assert arena.store._no_shm_here(error(14))
     assert not arena.store._no_shm_here(error(8))
+
+
+def test_a_new_results_file_and_its_journal_are_the_owners_alone(tmp_path: Path) -> None:
+    # Until a league is over the file holds its seed, from which every deal still to come follows.
+    def mode(path: Path) -> int:
+        return path.stat().st_mode & 0o777
+
+    previous = os.umask(0o022)
+    try:
+        db = tmp_path / "r.sqlite"
+        with ResultStore(db) as store:
+            a_league(store)
+            journal = [db.with_name(db.name + end) for end in ("-wal", "-shm")]
+            assert journal[0].exists()
+            assert {mode(path) for path in [db, *journal] if path.exists()} == {0o600}
+        shared = tmp_path / "shared.sqlite"
+        shared.touch(mode=0o644)
+        with ResultStore(shared) as store:
+            a_league(store)
+        assert mode(shared) == 0o644  # a file that exists keeps the mode its owner gave it
+    finally:
+        os.umask(previous)
