@@ -11,6 +11,11 @@ same opener, so every game k deals all three the same dice and the gains pair ga
 * ``missed`` — the games show the opposite: the pooled interval lies on the wrong side;
 * ``not shown`` — the games leave it open: the interval holds the line.
 
+A target about every personality (random-guess ≥ 55% against each) is met when each one's 95%
+interval is on the right side; it is missed when some personality's interval lies on the wrong
+side with intervals that hold for all 32 at once (`TargetRun.family_rates`), since among 32
+separate 95% intervals one may stray by chance.
+
 A pooled interval is over every seed's games. The gains and the mean win rates take the game
 indices as their observations (`Gauntlet.mean_interval`, `Gain`), since game k deals the same
 dice against every personality; a rate or gain against one personality is over its games.
@@ -35,9 +40,12 @@ from typing import Any, Literal
 
 from arena.bench.liars_dice import FLOOR, Gain, Gauntlet, pool_gauntlets, run_gauntlet
 from arena.matches.liars_dice_series import Driver, Duel, Opener, Progress
-from arena.matches.stats import Interval
+from arena.matches.stats import CONFIDENCE, Interval, proportion_interval
 
 Verdict = Literal["met", "missed", "not shown"]
+
+FAMILY_WISE = "95% over all types at once"
+"""How the "wholly below/above" lists are judged (`TargetRun.family_rates`)."""
 
 RANDOM_GUESS, BAYES, PROBABILITY = "random-guess", "bayes", "probability"
 TARGET_BOTS: tuple[str, ...] = (RANDOM_GUESS, BAYES, PROBABILITY)
@@ -145,6 +153,18 @@ class TargetRun:
             self._rates[bot] = [(duel, duel.interval()) for duel in self.pooled(bot).duels]
         return self._rates[bot]
 
+    def family_rates(self, bot: str) -> list[tuple[Duel, Interval]]:
+        """``bot``'s pooled win rate against each personality with an interval that holds for
+        all of them at once, 95% of the time (Bonferroni: each at 1 − 0.05/32). A claim that
+        *some* type lies beyond a line is judged on these: with 32 separate 95% intervals one
+        type in 32 would seem beyond it by chance alone (were every type exactly at the line,
+        some interval would exclude it in four runs of five). A claim that *every* type lies
+        on the right side is judged on the separate 95% intervals (`type_rates`): it holds only
+        if each one does, so no correction is due."""
+        duels = self.pooled(bot).duels
+        confidence = 1 - (1 - CONFIDENCE) / max(len(duels), 1)
+        return [(duel, proportion_interval(duel.wins, duel.games, confidence)) for duel in duels]
+
     def type_gains(self, bot: str, baseline: str) -> list[tuple[str, Interval]]:
         """``bot``'s gain over ``baseline`` against each personality, paired over every seed."""
         if (bot, baseline) not in self._type_gains:
@@ -164,10 +184,13 @@ class TargetRun:
     # -- the four targets --------------------------------------------------------------------
 
     def _floor_verdict(self, floor: float) -> tuple[Verdict, list[str]]:
-        """Met when every personality's pooled interval lies at or above ``floor``; missed when
-        some pooled interval lies wholly under it (those personalities are returned)."""
+        """Met when every personality's pooled 95% interval lies at or above ``floor``; missed
+        when some personality's family-wise interval (`family_rates`) lies wholly under it
+        (those personalities are returned)."""
         rates = self.type_rates(RANDOM_GUESS)
-        proven = [duel.opponent for duel, rate in rates if rate.high < floor]
+        proven = [
+            duel.opponent for duel, rate in self.family_rates(RANDOM_GUESS) if rate.high < floor
+        ]
         if all(rate.low >= floor for _, rate in rates):
             return "met", proven
         return ("missed" if proven else "not shown"), proven
@@ -177,7 +200,8 @@ class TargetRun:
         measured = (
             f"types below {self.floor:.0%} per seed: "
             f"{count_spread(self.below_counts(RANDOM_GUESS))}; lowest per seed "
-            f"{spread(self.lowest(RANDOM_GUESS))}; over all seeds, wholly below (95%): "
+            f"{spread(self.lowest(RANDOM_GUESS))}; over all seeds, wholly below "
+            f"({FAMILY_WISE}): "
             f"{', '.join(proven) or 'none'}"
         )
         return TargetCheck(
@@ -249,8 +273,9 @@ class TargetRun:
     def band_claim(self) -> TargetCheck:
         low, high = MEAN_RANGE
         rates = self.type_rates(RANDOM_GUESS)
-        under = [duel.opponent for duel, rate in rates if rate.high < low]
-        over = [duel.opponent for duel, rate in rates if rate.low > high]
+        family = self.family_rates(RANDOM_GUESS)
+        under = [duel.opponent for duel, rate in family if rate.high < low]
+        over = [duel.opponent for duel, rate in family if rate.low > high]
         if all(low <= rate.low and rate.high <= high for _, rate in rates):
             verdict: Verdict = "met"
         elif under or over:
@@ -261,8 +286,8 @@ class TargetRun:
         highest = max((duel for duel, _ in rates), key=lambda duel: duel.win_rate)
         measured = (
             f"over all seeds, from {_pct(lowest.win_rate)} ({lowest.opponent}) to "
-            f"{_pct(highest.win_rate)} ({highest.opponent}); wholly below {low:.0%} (95%): "
-            f"{len(under)}, wholly above {high:.0%}: {len(over)}"
+            f"{_pct(highest.win_rate)} ({highest.opponent}); wholly below {low:.0%} "
+            f"({FAMILY_WISE}): {len(under)}, wholly above {high:.0%}: {len(over)}"
         )
         return TargetCheck(
             "seed_band",
@@ -277,8 +302,8 @@ class TargetRun:
         lowest, interval = min(self.type_rates(RANDOM_GUESS), key=lambda pair: pair[0].win_rate)
         measured = (
             f"lowest over all seeds {lowest.opponent} {_pct(lowest.win_rate)} "
-            f"({_pct(interval.low)}–{_pct(interval.high)}); wholly below {EVEN:.0%} (95%): "
-            f"{', '.join(proven) or 'none'}"
+            f"({_pct(interval.low)}–{_pct(interval.high)}); wholly below {EVEN:.0%} "
+            f"({FAMILY_WISE}): {', '.join(proven) or 'none'}"
         )
         return TargetCheck(
             "seed_loses_to_none",

@@ -84,8 +84,20 @@ def test_targets_the_games_refute_are_missed() -> None:
         "beat_probability": "missed",
     }
     floor = run.floor_check()
-    assert "wholly below (95%): type1" in floor.measured
+    assert "wholly below (95% over all types at once): type1" in floor.measured
     assert "per seed: 1" in floor.measured
+
+
+def test_a_type_is_shown_below_the_floor_only_by_an_interval_for_all_types_at_once() -> None:
+    # type1 wins 410 of 800 (51.25%): its own 95% interval (47.8–54.7%) lies under 55%, but one
+    # type of several will seem so by chance; the interval that holds for both types at once
+    # (each at 97.5%: 47.3–55.2%) reaches 55%, so the miss is not shown, and nothing is met.
+    run = _run([[0.5125, 0.70], [0.5125, 0.70]], bayes=[0.60, 0.75], probability=[0.5, 0.5])
+    (duel, own), _ = run.type_rates(RANDOM_GUESS)
+    (_, family), _ = run.family_rates(RANDOM_GUESS)
+    assert duel.wins == 410 and own.high < 0.55 <= family.high
+    assert _verdicts(run)["random_guess_floor"] == "not shown"
+    assert "wholly below (95% over all types at once): none" in run.floor_check().measured
 
 
 def test_targets_the_games_leave_open_are_not_shown() -> None:
@@ -127,9 +139,11 @@ def test_the_seeds_words_the_games_refute_are_missed() -> None:
         "seed_loses_to_none": "missed",
         "seed_network_gain": "missed",
     }
-    assert "wholly below 50% (95%): type1" in run.loses_to_none_claim().measured
+    assert (
+        "wholly below 50% (95% over all types at once): type1" in run.loses_to_none_claim().measured
+    )
     band = run.band_claim().measured
-    assert "wholly below 60% (95%): 1, wholly above 70%: 1" in band
+    assert "wholly below 60% (95% over all types at once): 1, wholly above 70%: 1" in band
 
 
 def test_the_seeds_words_the_games_leave_open_are_not_shown() -> None:
