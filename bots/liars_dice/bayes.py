@@ -149,6 +149,13 @@ class Bayes(RandomGuess):
 
     # -- opponents and their tables -----------------------------------------------------------
 
+    def begin_match(self) -> None:
+        """Each match starts from the tables a fresh player would have: none, or with
+        ``tables_dir`` those saved there (loaded again when each opponent is met; every reveal
+        was saved, so nothing learnt is lost)."""
+        self.models.clear()
+        self._unsaved.clear()
+
     def begin_game(self, rng: RandomStream, seat: int, players: Sequence[str]) -> None:
         super().begin_game(rng, seat, players)
         self._games_begun += 1

@@ -41,10 +41,17 @@ class LiarsDiceBot(Bot):
         self.seed_text = seed
         self._seed = MatchSeed.from_text(seed)
         self._game: tuple[str | None, str | None] | None = None
+        self._match: str | None = None
 
     # -- the synchronous core -----------------------------------------------------------------
 
     def begin(self, match: str | None, game: str | None, seat: int, players: Sequence[str]) -> None:
+        if self._game is not None and match != self._match:
+            # A connected bot (`bots run`) plays match after match in one process: each later
+            # one starts as the bot began its first, so a match replays from its seed whatever
+            # came before it.
+            self.strategy.begin_match()
+        self._match = match
         stream = self._seed.stream("liars_dice-bot", self.name, match or "-", game or "-", seat)
         self.strategy.begin_game(stream, seat, players)
         self._game = (match, game)

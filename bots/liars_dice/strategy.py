@@ -30,6 +30,12 @@ class Strategy(ABC):
         self.seat = 0
         self.players: tuple[str, ...] = ()
 
+    def begin_match(self) -> None:
+        """A new match begins: forget what the last one taught (a strategy that learns keeps
+        it across matches only through files it names, as `kept_state` says). Default:
+        nothing to forget."""
+        return None
+
     def begin_game(self, rng: RandomStream, seat: int, players: Sequence[str]) -> None:
         self.rng = rng
         self.seat = seat

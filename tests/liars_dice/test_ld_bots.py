@@ -180,6 +180,25 @@ def test_bayes_tables_save_and_load(tmp_path: Path) -> None:
     assert one.outcomes == two.outcomes
 
 
+def test_a_bot_that_plays_match_after_match_starts_each_as_a_fresh_bot(tmp_path: Path) -> None:
+    # `bots run` builds a bot once and plays every match it is seated for: what bayes learnt in
+    # one match must not change the next, or the same seed would not replay it.
+    first, second = MatchSeed.from_text("first"), MatchSeed.from_text("second")
+    veteran = make_ld_bot("bayes", {"seed": "1"})
+    play_duel(veteran, make_ld_bot("type5"), 40, first, match_id="m1", driver="direct")
+    replayed = play_duel(veteran, make_ld_bot("type5"), 40, second, match_id="m2", driver="direct")
+    fresh = make_ld_bot("bayes", {"seed": "1"})
+    alone = play_duel(fresh, make_ld_bot("type5"), 40, second, match_id="m2", driver="direct")
+    assert replayed.outcomes == alone.outcomes
+    assert isinstance(veteran.strategy, Bayes) and veteran.strategy.models["type5"].games == 40
+    # With tables_dir what it learnt is kept through the files, read again in the next match.
+    options = {"seed": "1", "tables_dir": str(tmp_path / "kept")}
+    keeper = make_ld_bot("bayes", options)
+    play_duel(keeper, make_ld_bot("type5"), 40, first, match_id="m1", driver="direct")
+    play_duel(keeper, make_ld_bot("type5"), 40, second, match_id="m2", driver="direct")
+    assert isinstance(keeper.strategy, Bayes) and keeper.strategy.models["type5"].games == 80
+
+
 def test_config_errors_name_the_key() -> None:
     with pytest.raises(ConfigError, match="'speed'"):
         make_bot("liars_dice", "bayes", {"speed": 3})
