@@ -74,6 +74,18 @@ class ServerConfig:
         return TokenStore.open_store()
 
 
+_SERVER_STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""What stops `arena serve`: each starts the drain, and a second (of any of them) forces the
+end. SIGHUP is handled here, not left to `arena.cli.common.stop_like_ctrl_c`, whose handler
+ignores a repeated SIGHUP so that a command's own clean-up is never cut short."""
+
+
+def _ignored(number: int) -> bool:
+    return signal.getsignal(number) is signal.SIG_IGN
+
+
 class ArenaServer:
     """One server: `start`, then `stop` (or `run_until_signalled`)."""
 
@@ -200,10 +212,13 @@ class ArenaServer:
             await asyncio.sleep(0.02)
 
     async def run_until_signalled(self) -> None:
-        """Serve until SIGINT/SIGTERM; drain; a second signal (or the grace) forces the end."""
+        """Serve until SIGINT, SIGTERM or SIGHUP; drain; a second signal (or the grace) forces
+        the end. A signal the process was started ignoring (SIGHUP under ``nohup``) stays
+        ignored."""
         loop = asyncio.get_running_loop()
         signals = asyncio.Queue[int]()
-        for number in (signal.SIGINT, signal.SIGTERM):
+        handled = [number for number in _SERVER_STOP_SIGNALS if not _ignored(number)]
+        for number in handled:
             loop.add_signal_handler(number, signals.put_nowait, number)
         try:
             await self.start()
@@ -221,5 +236,5 @@ class ArenaServer:
             else:
                 forced.cancel()
         finally:
-            for number in (signal.SIGINT, signal.SIGTERM):
+            for number in handled:
                 loop.remove_signal_handler(number)

@@ -79,3 +79,38 @@ async def test_serve_drains_on_sighup_as_on_sigterm() -> None:
         finally:
             runner.cancel()
     assert "shutting down" in reason
+
+
+async def test_a_second_sighup_ends_the_drain_at_once(tmp_path: Path) -> None:
+    # The drain waits for running tables up to --grace (300 s here); a second signal, SIGHUP as
+    # well as SIGTERM or Ctrl-C, closes them at once (it used to be ignored).
+    records = tmp_path / "records"
+
+    def a_game_finished() -> bool:
+        return any('"type":"result"' in path.read_text("utf-8") for path in records.glob("*.jsonl"))
+
+    port = free_port()
+    async with server_process(port, "--grace", "300") as server:
+        url = f"ws://127.0.0.1:{port}"
+        bots = {name: make_bot("liars_dice", "random-guess", name=name) for name in ("x", "y")}
+        async with clients(url, "liars_dice", bots):
+            match = await asyncio.create_subprocess_exec(
+                ARENA,
+                *("match", "liars-dice", "--server", url, "--a", "x", "--b", "y"),
+                *("--games", "1000000", "--record", str(records)),
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE,
+                env=subprocess_env(),
+            )
+            try:
+                await wait_until(a_game_finished, "a finished game", seconds=90)
+                server.send_signal(signal.SIGHUP)
+                server.send_signal(signal.SIGHUP)
+                async with asyncio.timeout(scaled(60)):
+                    await server.wait()
+                    _out, raw = await match.communicate()
+            finally:
+                if match.returncode is None:
+                    match.kill()
+    assert match.returncode == 2, raw.decode()
+    assert "shutting down" in raw.decode()
