@@ -23,7 +23,7 @@ from bots.liars_dice.personality import PERSONALITIES, Personality, Probability
 from bots.liars_dice.random_guess import RandomGuess, check_guess_options
 from bots.liars_dice.strategy import Strategy
 from bots.liars_dice.view import TableView
-from protocol.games.common import GameStart
+from protocol.games.common import GameStart, MatchStart
 from protocol.games.liars_dice import LiarsDiceObservation
 from protocol.messages import Event, Request
 
@@ -46,18 +46,27 @@ class LiarsDiceBot(Bot):
     # -- the synchronous core -----------------------------------------------------------------
 
     def begin(self, match: str | None, game: str | None, seat: int, players: Sequence[str]) -> None:
-        if self._game is not None and match != self._match:
-            # A connected bot (`bots run`) plays match after match in one process: each later
-            # one starts as the bot began its first, so a match replays from its seed whatever
-            # came before it.
-            self.strategy.begin_match()
-        self._match = match
+        if match != self._match:
+            self._new_match(match)
         stream = self._seed.stream("liars_dice-bot", self.name, match or "-", game or "-", seat)
         self.strategy.begin_game(stream, seat, players)
         self._game = (match, game)
 
+    def _new_match(self, match: str | None) -> None:
+        """A connected bot (`bots run`) plays match after match in one process: each later one
+        starts as the bot began its first, so a match replays from its seed whatever came
+        before it. Told by the match's `MatchStart`, or, where no referee frames the match (a
+        bare driver), by a new match id."""
+        if self._game is not None:
+            self.strategy.begin_match()
+            self._game = None
+        self._match = match
+
     def handle(self, match: str | None, game: str | None, payload: BaseModel) -> None:
-        if isinstance(payload, GameStart):
+        if isinstance(payload, MatchStart):
+            # A match of the same seed has the same id, so a new match shows here, not by id.
+            self._new_match(match)
+        elif isinstance(payload, GameStart):
             self.begin(match, game, payload.seat, payload.players)
         elif getattr(payload, "game", None) == "liars_dice":
             self.strategy.observe(payload)

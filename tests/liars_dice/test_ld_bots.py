@@ -25,6 +25,7 @@ from bots.liars_dice import (
 )
 from bots.liars_dice.view import tail_counts
 from bots.registry import make_bot
+from protocol.games.common import MatchStart
 
 
 def _stream(text: str) -> RandomStream:
@@ -191,6 +192,14 @@ def test_a_bot_that_plays_match_after_match_starts_each_as_a_fresh_bot(tmp_path:
     alone = play_duel(fresh, make_ld_bot("type5"), 40, second, match_id="m2", driver="direct")
     assert replayed.outcomes == alone.outcomes
     assert isinstance(veteran.strategy, Bayes) and veteran.strategy.models["type5"].games == 40
+    # Over a server a match of the same seed has the same id: its match_start says it is new.
+    again = make_ld_bot("bayes", {"seed": "1"})
+    play_duel(again, make_ld_bot("type5"), 40, first, match_id="m2", driver="direct")
+    players = ["bayes", "type5"]
+    start = MatchStart(game_kind="liars_dice", players=players, games=40, seed_commitment="0" * 64)
+    again.handle("m2", None, start)
+    rerun = play_duel(again, make_ld_bot("type5"), 40, second, match_id="m2", driver="direct")
+    assert rerun.outcomes == alone.outcomes
     # With tables_dir what it learnt is kept through the files, read again in the next match.
     options = {"seed": "1", "tables_dir": str(tmp_path / "kept")}
     keeper = make_ld_bot("bayes", options)
