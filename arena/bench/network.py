@@ -8,7 +8,11 @@ One mahjong match (384 hands by default, four bots of one strategy) is played:
    every message crosses two hops (referee → server → bot);
 3. the same with the referee inside the server process (`Hub.local_seats`): one hop;
 4. and 5. the same two over MQTT, through a Mosquitto broker this command starts (skipped, and
-   said so, when the ``mosquitto`` binary is missing).
+   said so, when the ``mosquitto`` binary is missing);
+6. and 7. with ``--mqtt-broker embedded`` (or ``both``: 4. to 7.), the same two over MQTT through
+   the embedded broker (amqtt) that the server starts on a free loopback port, as ``arena serve
+   --mqtt mqtt://127.0.0.1:PORT`` does when nothing answers there: in the ``arena serve`` process
+   for two hops, in this process (beside the server and the referee) for one.
 
 Every network run must give exactly the in-process result; its wall time is reported as a ratio
 to the in-process time, and each decision's round trip (request sent → action back, bot thinking
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.metadata
 import math
 import os
 import platform
@@ -41,6 +46,7 @@ from typing import Any
 
 import typer
 
+from arena.bench.network_report import failures, judge, render_rows
 from arena.cli.common import at_least
 from arena.matches.mahjong import MatchResult, MatchSpec, build_bots, play_match
 from arena.server.app import ArenaServer, ServerConfig
@@ -50,10 +56,8 @@ from bots.mahjong.greedy import MAX_THINK_MS
 from protocol.messages import Action, Error, Event, Request
 
 LOOPBACK = "127.0.0.1"
-NETWORK_RUNS = ("websocket", "websocket-in-server", "mqtt", "mqtt-in-server")
-TARGETS = {"websocket_ratio": 1.5, "mqtt_ratio": 2.0, "tables_rtt_p99_ms": 20.0}
-"""DESIGN §6's bounds: wall-time ratios to in-process over two hops (what ``arena match …
---server`` does), and the round trip's p99 with many tables at once."""
+MQTT_BROKERS = ("mosquitto", "embedded", "both")
+"""``--mqtt-broker``: which broker the MQTT runs go through (``both``: each in turn)."""
 START_TIMEOUT_S = 60.0
 
 
@@ -155,6 +159,21 @@ async def _wait_for_bots(url: str, names: Sequence[str]) -> None:
         await asyncio.sleep(0.1)
 
 
+async def _until_listening(
+    port: int, what: str, timeout_s: float, process: asyncio.subprocess.Process | None = None
+) -> None:
+    """Wait until something accepts connections on the loopback ``port`` (``process``, when
+    given, must not have ended meanwhile)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with socket.socket() as probe:
+            if probe.connect_ex((LOOPBACK, port)) == 0:
+                return
+        if time.monotonic() > deadline or (process is not None and process.returncode is not None):
+            raise RuntimeError(f"{what} did not start")
+        await asyncio.sleep(0.05)
+
+
 @asynccontextmanager
 async def mosquitto() -> AsyncIterator[str | None]:
     """``mqtt://…`` of a Mosquitto broker on a free loopback port, or None without the binary."""
@@ -175,14 +194,7 @@ async def mosquitto() -> AsyncIterator[str | None]:
         )
         broker = await _spawn([binary, "-c", str(config)])
         try:
-            deadline = time.monotonic() + 10
-            while True:
-                with socket.socket() as probe:
-                    if probe.connect_ex((LOOPBACK, port)) == 0:
-                        break
-                if time.monotonic() > deadline:
-                    raise RuntimeError("mosquitto did not start")
-                await asyncio.sleep(0.05)
+            await _until_listening(port, "mosquitto", 10, broker)
             yield f"mqtt://{LOOPBACK}:{port}"
         finally:
             await _stop([broker])
@@ -237,6 +249,10 @@ async def server_process(mqtt: str | None) -> AsyncIterator[str]:
                 if process.returncode is not None or time.monotonic() > deadline:
                     raise
                 await asyncio.sleep(0.1)
+        if mqtt is not None:
+            # An embedded broker starts after the websocket listener: the bots need it up.
+            broker_port = int(mqtt.rsplit(":", 1)[1])
+            await _until_listening(broker_port, "the MQTT broker", START_TIMEOUT_S, process)
         yield url
     finally:
         await _stop([process])
@@ -338,8 +354,12 @@ async def run_all(
     with_mqtt: bool,
     think_ms: float = 0.0,
     say: Callable[[str], None] | None = None,
+    mqtt_broker: str = "mosquitto",
 ) -> dict[str, Any]:
-    """Every run of the bench; ``say`` gets a line as each run starts and ends (progress)."""
+    """Every run of the bench; ``say`` gets a line as each run starts and ends (progress).
+    ``mqtt_broker`` (one of `MQTT_BROKERS`) chooses the MQTT runs' broker when ``with_mqtt``."""
+    if mqtt_broker not in MQTT_BROKERS:
+        raise ValueError(f"mqtt_broker must be one of {', '.join(MQTT_BROKERS)}: {mqtt_broker!r}")
     spec = MatchSpec((strategy,) * 4, seed, games)
     options: dict[str, Any] = {"think_ms": think_ms} if think_ms else {}
     config = _options_file(options)
@@ -360,8 +380,11 @@ async def run_all(
                 "websocket-in-server", run_one_hop(spec, None, "websocket-in-server", config)
             ),
         ]
-        mqtt_note = "skipped: the mosquitto binary is missing"
+        mqtt_note = embedded_note = "skipped (--no-mqtt)"
         if with_mqtt:
+            mqtt_note = embedded_note = f"not run (--mqtt-broker {mqtt_broker})"
+        if with_mqtt and mqtt_broker != "embedded":
+            mqtt_note = "skipped: the mosquitto binary is missing"
             async with mosquitto() as broker:
                 if broker is not None:
                     runs.append(await step("mqtt", run_two_hops(spec, broker, "mqtt", config)))
@@ -372,8 +395,15 @@ async def run_all(
                         )
                     )
                     mqtt_note = "Mosquitto " + _mosquitto_version()
-        else:
-            mqtt_note = "skipped (--no-mqtt)"
+        if with_mqtt and mqtt_broker != "mosquitto":
+            # The server starts the embedded broker itself, nothing answering on a fresh port.
+            for label, play in (
+                ("mqtt-embedded", run_two_hops),
+                ("mqtt-embedded-in-server", run_one_hop),
+            ):
+                url = f"mqtt://{LOOPBACK}:{free_port()}"
+                runs.append(await step(label, play(spec, url, label, config)))
+            embedded_note = f"amqtt {importlib.metadata.version('amqtt')}, in the server process"
         # The baseline is played again after the network runs and the faster of the two is
         # kept: on a shared machine one slow baseline would flatter every ratio.
         again = await step("in-process again", run_inprocess(spec, options))
@@ -390,6 +420,7 @@ async def run_all(
             "runs_s": [round(first.wall_s, 3), round(again.wall_s, 3)],
         },
         "mqtt_broker": mqtt_note,
+        "mqtt_embedded_broker": embedded_note,
     }
     for run in runs:
         report[run.label] = run.to_json(baseline)
@@ -400,70 +431,6 @@ async def run_all(
     report["targets"] = judge(report)
     report["failures"] = failures(report)
     return report
-
-
-def _target(
-    quantity: str, comparison: str, bound: float | None, measured: Any, met: bool | None
-) -> dict[str, Any]:
-    return {
-        "quantity": quantity,
-        "comparison": comparison,
-        "bound": bound,
-        "measured": measured,
-        "met": met,
-    }
-
-
-def _ratio_target(report: dict[str, Any], label: str, what: str, bound: float) -> dict[str, Any]:
-    run = report.get(label)
-    ratio = None if run is None else run["ratio"]
-    # Not run (no broker, --no-mqtt) is not judged rather than missed: nothing was measured.
-    met = None if ratio is None else ratio <= bound
-    return _target(f"{what}, two hops: wall ratio to in-process", "<=", bound, ratio, met)
-
-
-def judge(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The network targets, each met, missed or ``None`` (not judged: that run was skipped)."""
-    targets = [
-        _ratio_target(report, "websocket", "websocket", TARGETS["websocket_ratio"]),
-        _ratio_target(report, "mqtt", "MQTT", TARGETS["mqtt_ratio"]),
-    ]
-    tables = report.get("tables")
-    p99 = None if tables is None else tables["rtt_ms"].get("p99")
-    bound = TARGETS["tables_rtt_p99_ms"]
-    # A p99 over no samples at all (nothing played) cannot show the target met.
-    met = None if tables is None else p99 is not None and p99 <= bound
-    what = "tables at once" if tables is None else f"{tables['tables']} tables at once"
-    targets.append(_target(f"{what}: round trip p99, ms", "<=", bound, p99, met))
-    finished = None if tables is None else f"{tables['finished']}/{tables['tables']}"
-    done = None if tables is None else tables["finished"] == tables["tables"]
-    targets.append(_target(f"{what}: tables finished", "all", None, finished, done))
-    return targets
-
-
-def failures(report: dict[str, Any]) -> list[str]:
-    """What makes the run wrong rather than slow: a network run whose games differ from the
-    in-process ones, or a table of the concurrency run that did not finish."""
-    wrong = [
-        f"the {label} run does not give the in-process result"
-        for label in NETWORK_RUNS
-        if label in report and not report[label]["same_result"]
-    ]
-    tables = report.get("tables")
-    if tables is not None and tables["finished"] != tables["tables"]:
-        wrong.append(f"only {tables['finished']} of {tables['tables']} tables finished")
-    return wrong
-
-
-def render_targets(targets: list[dict[str, Any]]) -> list[str]:
-    """One line per target: what, measured, bound, met / MISSED / not judged."""
-    lines = []
-    for t in targets:
-        verdict = "not judged" if t["met"] is None else "met" if t["met"] else "MISSED"
-        measured = "not run" if t["measured"] is None else t["measured"]
-        bound = "" if t["bound"] is None else f" {t['bound']:g}"
-        lines.append(f"  target: {t['quantity']} {measured} ({t['comparison']}{bound}): {verdict}")
-    return lines
 
 
 def _mosquitto_version() -> str:
@@ -485,7 +452,13 @@ def bench_network(
     table_hands: int = typer.Option(
         8, callback=at_least(1), help="hands per table in the concurrency run"
     ),
-    mqtt: bool = typer.Option(True, help="also run over MQTT (needs the mosquitto binary)"),
+    mqtt: bool = typer.Option(True, help="also run over MQTT (--mqtt-broker says through what)"),
+    mqtt_broker: str = typer.Option(
+        "mosquitto",
+        "--mqtt-broker",
+        help="the MQTT runs' broker: mosquitto (started here; needs the binary), embedded (the "
+        "server's own, amqtt, on a free loopback port) or both",
+    ),
     think_ms: float = typer.Option(
         0.0,
         "--think-ms",
@@ -508,13 +481,19 @@ def bench_network(
         )
     if think_ms and bot != "greedy":
         fail("--think-ms works with the greedy bot only")
+    if mqtt_broker not in MQTT_BROKERS:
+        fail(f"--mqtt-broker must be one of {', '.join(MQTT_BROKERS)}, got {mqtt_broker!r}")
+    if not mqtt and mqtt_broker != "mosquitto":
+        fail(f"--no-mqtt runs nothing over MQTT: --mqtt-broker {mqtt_broker} would not be used")
 
     def say(line: str) -> None:
         typer.echo(f"  … {line}", err=True)
 
     with interrupt_exits(None):
         report = asyncio.run(
-            run_all(games, bot, seed, tables, table_hands, mqtt, think_ms, say=say)
+            run_all(
+                games, bot, seed, tables, table_hands, mqtt, think_ms, say, mqtt_broker=mqtt_broker
+            )
         )
     if json_output:
         print_json(report)
@@ -522,28 +501,7 @@ def bench_network(
         return
     thinking = f" thinking {think_ms:g} ms a decision" if think_ms else ""
     typer.echo(f"{report['machine']}; {games} hands, four {bot} bots{thinking}, seed {seed!r}")
-    base = report["in-process"]["wall_s"]
-    runs_s = ", ".join(f"{wall:.2f}" for wall in report["in-process"]["runs_s"])
-    typer.echo(f"  {'in-process':<22} {base:8.2f} s  (the faster of {runs_s} s)")
-    for label in NETWORK_RUNS:
-        if label not in report:
-            continue
-        run = report[label]
-        rtt = run.get("rtt_ms", {})
-        typer.echo(
-            f"  {label:<22} {run['wall_s']:8.2f} s  ×{run['ratio']:.2f}  same result: "
-            f"{run['same_result']}  round trip p50 {rtt.get('p50')} p99 {rtt.get('p99')} ms"
-        )
-    typer.echo(f"  mqtt broker: {report['mqtt_broker']}")
-    if "tables" in report:
-        t = report["tables"]
-        rtt = t["rtt_ms"]
-        typer.echo(
-            f"  {t['tables']} tables × {t['hands_each']} hands, {t['connections']} connections: "
-            f"{t['finished']} finished in {t['wall_s']:.2f} s; round trip p50 {rtt.get('p50')} "
-            f"p99 {rtt.get('p99')} max {rtt.get('max')} ms"
-        )
-    for line in render_targets(report["targets"]):
+    for line in render_rows(report):
         typer.echo(line)
     _fail_if_wrong(report)
 

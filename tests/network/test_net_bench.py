@@ -35,3 +35,23 @@ async def test_thinking_bots_play_the_same_games_and_take_the_time() -> None:
     # Every decision spent 2 ms of CPU, so no run can be faster than that.
     assert slow["in-process"]["wall_s"] >= decisions * 0.002
     assert slow["websocket"]["wall_s"] >= decisions * 0.002
+
+
+async def test_the_embedded_broker_rows_give_the_in_process_result() -> None:
+    report = await run_all(
+        4, "greedy", "bench-test", tables=0, table_hands=1, with_mqtt=True, mqtt_broker="embedded"
+    )
+    for label in ("mqtt-embedded", "mqtt-embedded-in-server"):
+        run = report[label]
+        assert run["same_result"] is True
+        assert run["decisions"] == report["in-process"]["decisions"] > 0
+        assert run["ratio"] > 0
+        assert run["rtt_ms"]["n"] == run["decisions"]
+    # Only the embedded broker was asked for: the Mosquitto rows are not run, nor judged.
+    assert "mqtt" not in report and "mqtt-in-server" not in report
+    assert report["mqtt_broker"] == "not run (--mqtt-broker embedded)"
+    assert report["mqtt_embedded_broker"].startswith("amqtt ")
+    verdicts = {t["quantity"].split(",")[0]: t["met"] for t in report["targets"]}
+    assert verdicts["MQTT through Mosquitto"] is None
+    assert verdicts["MQTT through the embedded broker"] is not None
+    assert report["failures"] == []
