@@ -180,8 +180,10 @@ def _owner_only(path: Path) -> None:
     opens it, so that a league never writes its seed into a file another user of the machine
     can read. An existing file keeps the mode its owner gave it (`chmod` it, or copy it, to
     share the results of a finished league)."""
+    # Resolved: O_EXCL refuses a symbolic link even when its target does not exist yet, and
+    # SQLite would then make that target with the umask's mode.
     with contextlib.suppress(FileExistsError):
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, RESULTS_FILE_MODE))
+        os.close(os.open(path.resolve(), os.O_WRONLY | os.O_CREAT | os.O_EXCL, RESULTS_FILE_MODE))
 
 
 class ResultStore:

@@ -158,9 +158,9 @@ class TargetRun:
         all of them at once, 95% of the time (Bonferroni: each at 1 − 0.05/32). A claim that
         *some* type lies beyond a line is judged on these: with 32 separate 95% intervals one
         type in 32 would seem beyond it by chance alone (were every type exactly at the line,
-        some interval would exclude it in four runs of five). A claim that *every* type lies
-        on the right side is judged on the separate 95% intervals (`type_rates`): it holds only
-        if each one does, so no correction is due."""
+        some interval would fall wholly below it in more than half the runs, 1 − 0.975³²). A
+        claim that *every* type lies on the right side is judged on the separate 95% intervals
+        (`type_rates`): it holds only if each one does, so no correction is due."""
         duels = self.pooled(bot).duels
         confidence = 1 - (1 - CONFIDENCE) / max(len(duels), 1)
         return [(duel, proportion_interval(duel.wins, duel.games, confidence)) for duel in duels]

@@ -9,8 +9,8 @@ is played, not only the N rotations of one. Game k rolls the dice of game index 
 Each bot's score is the share of its games it is among the winners: in a single-round game
 everyone but the loser of the challenge, in a dice-loss series the last seat with dice. The fair
 share — what every bot would get if all were equally strong — is the mean of (winners / N) over
-the games, the same for every bot; the Wilson 95% interval (Clopper–Pearson under 30 games) of a
-bot's share tells whether it lies above or below that. Games are independent (fresh dice, bots
+the games, the same for every bot; the exact (Clopper–Pearson) 95% interval of a bot's share
+tells whether it lies above or below that. Games are independent (fresh dice, bots
 that may learn but are not reset), so the interval is the plain binomial one.
 """
 

@@ -2,7 +2,7 @@
 
 * `mean_interval`: Student-t interval of a mean from independent observations (per-round points
   of a mahjong match, per-match point differences of a series), clipped to the range the
-  quantity can take when it has one (a 1A2B per-game score difference lies in [−1, +1]).
+  quantity can take when it has one (a liar's dice gauntlet's gain per game lies in [−1, +1]).
 * `clustered_mean_interval`: the same for observations that come in correlated clusters (the
   32 games of index k of a liar's dice gauntlet share their dice): the clusters are the
   independent units.
@@ -248,9 +248,10 @@ EXACT_BELOW = 30
 interval is too narrow at a handful of trials: with a true rate of ½ it excludes ½ in 12.5% of
 4-trial samples (4 of 4 or 0 of 4), where 95% allows 5%, and in up to 7.8% of samples under 30
 trials. From 30 trials (to 400, computed) it does so in at most 7.1%, close to nominal on
-average, and the documented figures (hundreds or thousands of games) are Wilson's. Clopper–
-Pearson's never excludes the true rate more often than the confidence allows (at a true ½ under
-30 trials, at most 4.9%)."""
+average; the gauntlets' per-personality figures (hundreds or thousands of games) are Wilson's.
+Clopper–Pearson's never excludes the true rate more often than the confidence allows (at a true
+½ under 30 trials, at most 4.9%), so a verdict one match names (a duel's stronger bot, a table's
+above or below the fair share) uses `exact_proportion_interval` at every size."""
 
 
 def proportion_interval(successes: float, n: int, confidence: float = CONFIDENCE) -> Interval:

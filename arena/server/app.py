@@ -213,11 +213,18 @@ class ArenaServer:
 
     async def run_until_signalled(self) -> None:
         """Serve until SIGINT, SIGTERM or SIGHUP; drain; a second signal (or the grace) forces
-        the end. A signal the process was started ignoring (SIGHUP under ``nohup``) stays
-        ignored."""
+        the end. SIGHUP stays ignored when the process was started ignoring it (``nohup``);
+        SIGINT and SIGTERM are always handled (a script's background job starts with SIGINT
+        ignored, and ``kill -INT`` must still stop it). The handlers found before are put back
+        when the server is done."""
         loop = asyncio.get_running_loop()
         signals = asyncio.Queue[int]()
-        handled = [number for number in _SERVER_STOP_SIGNALS if not _ignored(number)]
+        handled = [
+            number
+            for number in _SERVER_STOP_SIGNALS
+            if number != getattr(signal, "SIGHUP", None) or not _ignored(number)
+        ]
+        before = {number: signal.getsignal(number) for number in handled}
         for number in handled:
             loop.add_signal_handler(number, signals.put_nowait, number)
         try:
@@ -238,3 +245,8 @@ class ArenaServer:
         finally:
             for number in handled:
                 loop.remove_signal_handler(number)
+                # remove_signal_handler leaves the default action (death, for SIGHUP): the
+                # command's own handler must see a signal that comes during the teardown.
+                previous = before[number]
+                if previous is not None:
+                    signal.signal(number, previous)

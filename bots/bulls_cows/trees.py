@@ -93,15 +93,20 @@ def tree_for(digits: int, alphabet: str) -> ShippedTree | None:
     every feedback, so the renamed tree is as good in the new space (3 of ``abcdefghi``: the
     optimum, 4.6369). None when no shipped tree has that shape. Only the files beside this
     module are read: no path is made from ``alphabet``."""
-    for path in sorted(TREE_DIR.glob(f"tree_{digits}_*.json")):
-        tree = load_tree(digits, path.stem.split("_", 2)[2])
-        if tree is None or len(tree.alphabet) != len(alphabet):
-            continue
+    shaped = [
+        tree
+        for path in sorted(TREE_DIR.glob(f"tree_{digits}_*.json"))
+        if (tree := load_tree(digits, path.stem.split("_", 2)[2])) is not None
+        and len(tree.alphabet) == len(alphabet)
+    ]
+    for tree in shaped:
         if tree.alphabet == alphabet:
             return tree
-        renaming = str.maketrans(tree.alphabet, alphabet)
-        return replace(tree, alphabet=alphabet, root=_renamed(tree.root, renaming))
-    return None
+    if not shaped:
+        return None
+    tree = shaped[0]
+    renaming = str.maketrans(tree.alphabet, alphabet)
+    return replace(tree, alphabet=alphabet, root=_renamed(tree.root, renaming))
 
 
 def _renamed(node: TreeNode, renaming: dict[int, int]) -> TreeNode:

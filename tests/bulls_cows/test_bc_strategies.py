@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +21,7 @@ from bots.bulls_cows import (
     SuperComparisonGuesser,
     TreeGuesser,
     load_tree,
+    trees,
 )
 from bots.bulls_cows.answerers import protect_range
 from bots.bulls_cows.guessers import (
@@ -358,3 +361,23 @@ def test_building_a_tree_reports_each_secret_once_as_it_is_placed() -> None:
     tree = build(2, "12345", "exact", 0, steps.append)
     assert len(steps) == tree.secrets == 20 and set(steps) == {1}
     assert sum(d * n for d, n in enumerate(tree.histogram)) == tree.total
+
+
+def test_tree_for_prefers_a_tree_built_for_the_alphabet_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shipped = trees.tree_path(3, "123456789")
+    (tmp_path / shipped.name).write_bytes(shipped.read_bytes())
+    # A tree for "abcdefghi" of its own, marked so that it cannot be the renamed one.
+    own = json.loads(shipped.read_text(encoding="utf-8"))
+    own.update(alphabet="abcdefghi", method="built for abcdefghi", tree={"guess": "ihg"})
+    (tmp_path / "tree_3_abcdefghi.json").write_text(json.dumps(own), encoding="utf-8")
+    monkeypatch.setattr(trees, "TREE_DIR", tmp_path)
+    trees.tree_for.cache_clear()
+    trees.load_tree.cache_clear()
+    try:
+        found = trees.tree_for(3, "abcdefghi")
+        assert found is not None and found.method == "built for abcdefghi"
+    finally:
+        trees.tree_for.cache_clear()
+        trees.load_tree.cache_clear()

@@ -514,3 +514,15 @@ def test_a_new_results_file_and_its_journal_are_the_owners_alone(tmp_path: Path)
         assert mode(shared) == 0o644  # a file that exists keeps the mode its owner gave it
     finally:
         os.umask(previous)
+
+
+def test_a_results_file_named_by_a_link_to_nothing_yet_is_made_owner_only(tmp_path: Path) -> None:
+    link, target = tmp_path / "link.sqlite", tmp_path / "target.sqlite"
+    link.symlink_to(target)
+    previous = os.umask(0o022)
+    try:
+        with ResultStore(link) as store:
+            a_league(store)
+    finally:
+        os.umask(previous)
+    assert target.stat().st_mode & 0o777 == 0o600

@@ -24,6 +24,7 @@ from net_helpers import (
     ws_url,
 )
 
+from arena.server.remote import RemoteTableError, server_status
 from bots.adapters import adapter_for
 from bots.client import Backoff, BotClient
 from bots.registry import make_bot
@@ -105,6 +106,12 @@ async def test_a_second_sighup_ends_the_drain_at_once(tmp_path: Path) -> None:
             try:
                 await wait_until(a_game_finished, "a finished game", seconds=90)
                 server.send_signal(signal.SIGHUP)
+
+                async def draining() -> bool:
+                    return (await server_status(url)).draining
+
+                # Two signals sent at once may arrive as one: the second waits for the drain.
+                await wait_until(draining, "the drain")
                 server.send_signal(signal.SIGHUP)
                 async with asyncio.timeout(scaled(60)):
                     await server.wait()
@@ -114,3 +121,34 @@ async def test_a_second_sighup_ends_the_drain_at_once(tmp_path: Path) -> None:
                     match.kill()
     assert match.returncode == 2, raw.decode()
     assert "shutting down" in raw.decode()
+
+
+async def test_serve_started_in_the_background_still_stops_on_sigint() -> None:
+    # A script's `arena serve &` starts with SIGINT ignored (the shell's rule for background
+    # jobs); the server must still drain on `kill -INT`, as NETWORK.md's quick start does.
+    port = free_port()
+    argv = ("serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning")
+    process = await asyncio.create_subprocess_exec(
+        ARENA,
+        *argv,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=subprocess_env(),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    try:
+
+        async def answering() -> bool:
+            try:
+                await server_status(f"ws://127.0.0.1:{port}")
+            except RemoteTableError:
+                return False
+            return True
+
+        await wait_until(answering, "the server to listen", seconds=30)
+        process.send_signal(signal.SIGINT)
+        async with asyncio.timeout(scaled(60)):
+            assert await process.wait() == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
