@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -340,10 +341,17 @@ async def play_duel_game(
     )
 
 
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @asynccontextmanager
-async def server_process(port: int, *more: str) -> AsyncIterator[Any]:
+async def server_process(
+    port: int, *more: str, ignoring_sigint: bool = False
+) -> AsyncIterator[Any]:
     """``arena serve`` on ``port`` in a child process (``more``: further options), once it
-    answers; killed on exit if it has not stopped by then."""
+    answers; killed on exit if it has not stopped by then. ``ignoring_sigint``: started with
+    SIGINT ignored, as a shell starts a script's background job."""
     process = await asyncio.create_subprocess_exec(
         ARENA,
         "serve",
@@ -357,6 +365,7 @@ async def server_process(port: int, *more: str) -> AsyncIterator[Any]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=subprocess_env(),
+        preexec_fn=_ignore_sigint if ignoring_sigint else None,
     )
     try:
 

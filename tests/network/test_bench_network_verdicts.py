@@ -42,6 +42,13 @@ def _report(**changes: Any) -> dict[str, Any]:
     return report
 
 
+def judged(report: dict[str, Any]) -> dict[str, Any]:
+    """``report`` with its targets and failures, as `run_all` returns it."""
+    report["targets"] = judge(report)
+    report["failures"] = failures(report)
+    return report
+
+
 def _met(report: dict[str, Any]) -> list[bool | None]:
     return [t["met"] for t in judge(report)]
 
@@ -129,9 +136,7 @@ def test_a_wrong_run_exits_1_with_one_error_line(
     async def fake_run_all(*args: Any, **kwargs: Any) -> dict[str, Any]:
         report = _report(websocket={"wall_s": 1.0, "ratio": 1.0, "same_result": False})
         report["match"] = {"hands": 4}
-        report["targets"] = judge(report)
-        report["failures"] = failures(report)
-        return report
+        return judged(report)
 
     monkeypatch.setattr(network, "run_all", fake_run_all)
     result = CliRunner().invoke(app, ["bench", "network", *json_flag])
@@ -166,9 +171,7 @@ def test_the_mqtt_broker_option_reaches_the_runs(
     async def fake_run_all(*args: Any, **kwargs: Any) -> dict[str, Any]:
         seen.append((args[5], kwargs["mqtt_broker"]))
         report = _report()
-        report["targets"] = judge(report)
-        report["failures"] = failures(report)
-        return report
+        return judged(report)
 
     monkeypatch.setattr(network, "run_all", fake_run_all)
     result = CliRunner().invoke(app, ["bench", "network", *args])

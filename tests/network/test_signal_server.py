@@ -24,36 +24,46 @@ from net_helpers import (
     ws_url,
 )
 
-from arena.server.remote import RemoteTableError, server_status
+from arena.server.remote import server_status
 from bots.adapters import adapter_for
 from bots.client import Backoff, BotClient
 from bots.registry import make_bot
 from tests.stopped_match import assert_stopped_cleanly
 
 
-async def test_sigterm_stops_a_server_match_as_ctrl_c_does(tmp_path: Path) -> None:
-    records = tmp_path / "records"
+async def match_under_way(records: Path, *args: str) -> asyncio.subprocess.Process:
+    """``arena match … --record records`` (``args``: the rest) in a child process, once its
+    first game is in the record; killed if that never comes."""
+    process = await asyncio.create_subprocess_exec(
+        ARENA,
+        "match",
+        *args,
+        "--record",
+        str(records),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=subprocess_env(),
+    )
 
     def a_game_finished() -> bool:
         return any('"type":"result"' in path.read_text("utf-8") for path in records.glob("*.jsonl"))
 
+    try:
+        await wait_until(a_game_finished, "a finished game", seconds=90)
+    except BaseException:
+        process.kill()
+        raise
+    return process
+
+
+async def test_sigterm_stops_a_server_match_as_ctrl_c_does(tmp_path: Path) -> None:
+    records = tmp_path / "records"
     async with running_server() as server:
         url = ws_url(server)
         bots = {f"g{k}": make_bot("mahjong", "greedy", name=f"g{k}") for k in range(1, 5)}
         async with clients(url, "mahjong", bots):
-            process = await asyncio.create_subprocess_exec(
-                ARENA,
-                *("match", "mahjong", "--server", url, "--bots", "g1,g2,g3,g4"),
-                *("--games", "384", "--record", str(records)),
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=subprocess_env(),
-            )
-            try:
-                await wait_until(a_game_finished, "a finished game", seconds=90)
-            except BaseException:
-                process.kill()
-                raise
+            seats = ("--server", url, "--bots", "g1,g2,g3,g4", "--games", "384")
+            process = await match_under_way(records, "mahjong", *seats)
             process.send_signal(signal.SIGTERM)
             _out, raw = await asyncio.wait_for(process.communicate(), timeout=scaled(90))
     assert process.returncode is not None
@@ -86,25 +96,14 @@ async def test_a_second_sighup_ends_the_drain_at_once(tmp_path: Path) -> None:
     # The drain waits for running tables up to --grace (300 s here); a second signal, SIGHUP as
     # well as SIGTERM or Ctrl-C, closes them at once (it used to be ignored).
     records = tmp_path / "records"
-
-    def a_game_finished() -> bool:
-        return any('"type":"result"' in path.read_text("utf-8") for path in records.glob("*.jsonl"))
-
     port = free_port()
     async with server_process(port, "--grace", "300") as server:
         url = f"ws://127.0.0.1:{port}"
         bots = {name: make_bot("liars_dice", "random-guess", name=name) for name in ("x", "y")}
         async with clients(url, "liars_dice", bots):
-            match = await asyncio.create_subprocess_exec(
-                ARENA,
-                *("match", "liars-dice", "--server", url, "--a", "x", "--b", "y"),
-                *("--games", "1000000", "--record", str(records)),
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE,
-                env=subprocess_env(),
-            )
+            duel = ("--server", url, "--a", "x", "--b", "y", "--games", "1000000")
+            match = await match_under_way(records, "liars-dice", *duel)
             try:
-                await wait_until(a_game_finished, "a finished game", seconds=90)
                 server.send_signal(signal.SIGHUP)
 
                 async def draining() -> bool:
@@ -126,29 +125,7 @@ async def test_a_second_sighup_ends_the_drain_at_once(tmp_path: Path) -> None:
 async def test_serve_started_in_the_background_still_stops_on_sigint() -> None:
     # A script's `arena serve &` starts with SIGINT ignored (the shell's rule for background
     # jobs); the server must still drain on `kill -INT`, as NETWORK.md's quick start does.
-    port = free_port()
-    argv = ("serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning")
-    process = await asyncio.create_subprocess_exec(
-        ARENA,
-        *argv,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-        env=subprocess_env(),
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
-    )
-    try:
-
-        async def answering() -> bool:
-            try:
-                await server_status(f"ws://127.0.0.1:{port}")
-            except RemoteTableError:
-                return False
-            return True
-
-        await wait_until(answering, "the server to listen", seconds=30)
+    async with server_process(free_port(), ignoring_sigint=True) as process:
         process.send_signal(signal.SIGINT)
         async with asyncio.timeout(scaled(60)):
             assert await process.wait() == 0
-    finally:
-        if process.returncode is None:
-            process.kill()
