@@ -211,7 +211,7 @@ class ResultStore:
         except sqlite3.Error as exc:
             raise StoreError(f"{path}: cannot use as a results database: {exc}") from None
         except OSError as exc:
-            raise StoreError(f"{path}: {exc}") from None
+            raise StoreError(f"{path}: {exc.strerror or exc}") from None
         try:
             self._open()
         except BaseException:

@@ -526,3 +526,11 @@ def test_a_results_file_named_by_a_link_to_nothing_yet_is_made_owner_only(tmp_pa
     finally:
         os.umask(previous)
     assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_results_file_that_cannot_be_made_names_its_path_once() -> None:
+    # A directory the file cannot be made in (root may write anywhere, /proc takes no files).
+    path = Path("/proc/no-such-results.sqlite")
+    with pytest.raises(StoreError) as caught:
+        ResultStore(path)
+    assert str(caught.value).count(str(path)) == 1, caught.value
