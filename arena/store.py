@@ -182,8 +182,17 @@ def _owner_only(path: Path) -> None:
     share the results of a finished league)."""
     # Resolved: O_EXCL refuses a symbolic link even when its target does not exist yet, and
     # SQLite would then make that target with the umask's mode.
-    with contextlib.suppress(FileExistsError):
-        os.close(os.open(path.resolve(), os.O_WRONLY | os.O_CREAT | os.O_EXCL, RESULTS_FILE_MODE))
+    try:
+        target = path.resolve()
+    except RuntimeError:
+        return  # a link that loops (Python 3.11 says so this way): SQLite refuses it, in one line
+    try:
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, RESULTS_FILE_MODE))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        # Named as given, not resolved, so that the error names it once (`ResultStore`).
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
 
 
 class ResultStore:
@@ -211,7 +220,10 @@ class ResultStore:
         except sqlite3.Error as exc:
             raise StoreError(f"{path}: cannot use as a results database: {exc}") from None
         except OSError as exc:
-            raise StoreError(f"{path}: {exc.strerror or exc}") from None
+            # The path once: the OS error repeats it when it is about the file itself, but
+            # names the culprit when that is another (a parent directory that is a file).
+            about_path = exc.filename in (None, str(path)) and exc.strerror
+            raise StoreError(f"{path}: {exc.strerror if about_path else exc}") from None
         try:
             self._open()
         except BaseException:

@@ -534,3 +534,13 @@ def test_a_results_file_that_cannot_be_made_names_its_path_once() -> None:
     with pytest.raises(StoreError) as caught:
         ResultStore(path)
     assert str(caught.value).count(str(path)) == 1, caught.value
+
+
+def test_a_link_that_loops_or_a_parent_that_is_a_file_is_a_store_error(tmp_path: Path) -> None:
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    with pytest.raises(StoreError, match="cannot use as a results database"):
+        ResultStore(tmp_path / "a")
+    (tmp_path / "notdir").touch()
+    with pytest.raises(StoreError, match=r"File exists: '.*notdir'"):
+        ResultStore(tmp_path / "notdir" / "x.sqlite")
