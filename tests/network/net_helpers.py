@@ -341,6 +341,18 @@ async def play_duel_game(
     )
 
 
+async def signal_twice(process: Any, url: str, number: int) -> None:
+    """Send the server ``process`` (at ``url``) the stop signal ``number``, wait until it drains,
+    and send it again: two signals sent at once may arrive as one."""
+    process.send_signal(number)
+
+    async def draining() -> bool:
+        return (await server_status(url)).draining
+
+    await wait_until(draining, "the server to drain")
+    process.send_signal(number)
+
+
 def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 

@@ -30,8 +30,8 @@ from net_helpers import (
     running_server,
     scaled,
     server_process,
+    signal_twice,
     subprocess_env,
-    wait_until,
     ws_url,
 )
 
@@ -39,7 +39,7 @@ from arena.errors import ArenaError, ServerLost
 from arena.leagues.config import load_league
 from arena.leagues.runner import LeagueIncompleteError
 from arena.records import JsonlRecorder, read_lines
-from arena.server.remote import remote_seats, server_status
+from arena.server.remote import remote_seats
 from bots.base import Bot
 from bots.registry import make_bot
 from protocol.games.common import GameEnd
@@ -257,14 +257,7 @@ async def test_a_second_signal_closes_at_once_and_the_referee_stops(tmp_path: Pa
         playing = asyncio.create_task(match())
         try:
             await held(bob)
-            server.send_signal(signal.SIGTERM)
-
-            async def draining() -> bool:
-                return (await server_status(url)).draining
-
-            # One signal at a time: two sent at once may arrive as one.
-            await wait_until(draining, "the server to drain")
-            server.send_signal(signal.SIGTERM)
+            await signal_twice(server, url, signal.SIGTERM)
             async with asyncio.timeout(scaled(30)):
                 await server.wait()
         finally:

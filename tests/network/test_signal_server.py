@@ -19,12 +19,12 @@ from net_helpers import (
     running_server,
     scaled,
     server_process,
+    signal_twice,
     subprocess_env,
     wait_until,
     ws_url,
 )
 
-from arena.server.remote import server_status
 from bots.adapters import adapter_for
 from bots.client import Backoff, BotClient
 from bots.registry import make_bot
@@ -104,14 +104,7 @@ async def test_a_second_sighup_ends_the_drain_at_once(tmp_path: Path) -> None:
             duel = ("--server", url, "--a", "x", "--b", "y", "--games", "1000000")
             match = await match_under_way(records, "liars-dice", *duel)
             try:
-                server.send_signal(signal.SIGHUP)
-
-                async def draining() -> bool:
-                    return (await server_status(url)).draining
-
-                # Two signals sent at once may arrive as one: the second waits for the drain.
-                await wait_until(draining, "the drain")
-                server.send_signal(signal.SIGHUP)
+                await signal_twice(server, url, signal.SIGHUP)
                 async with asyncio.timeout(scaled(60)):
                     await server.wait()
                     _out, raw = await match.communicate()
