@@ -17,6 +17,7 @@ from arena.cli.common import (
     print_json,
     progress_bar,
 )
+from arena.cli.mahjong_match import claim_timing_note
 from arena.cli.serve import server_url
 from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig, load_league
@@ -204,6 +205,10 @@ def league(
         )
     except ArenaError as exc:
         fail(str(exc))
+    if config.server is not None and config.game == "mahjong" and not show:
+        leak = claim_timing_note(config.mahjong_rules(), f"ruleset {config.ruleset!r}")
+        if leak is not None:
+            err.print(f"[yellow]note:[/] {leak}")
     if show and not db.is_file():
         # --show reads: it must not leave an empty results file (or its directory) behind.
         fail(f"no results file {db}: run the league without --show first (or give --db)")

@@ -33,7 +33,13 @@ from arena.cli.common import (
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
-from arena.games.mahjong.rules import SEATS, MahjongRules, load_ruleset
+from arena.games.mahjong.rules import (
+    REMOTE_RULESET,
+    SEATS,
+    MahjongRules,
+    default_ruleset,
+    load_ruleset,
+)
 from arena.matches.mahjong import (
     HANDS_PER_ROUND,
     LAYOUTS,
@@ -118,6 +124,19 @@ def _span(ci: Interval) -> str:
     if not (math.isfinite(ci.low) and math.isfinite(ci.high)):
         return f"not defined over {rounds} (it needs two)"
     return f"[{ci.low:+,.0f}, {ci.high:+,.0f}] over {rounds}"
+
+
+def claim_timing_note(rules: MahjongRules, where: str) -> str | None:
+    """What to tell a user who plays remote bots under rules that ask only the seats able to
+    claim a discard (``None`` when every seat is asked): the bots can then read from how long
+    they wait which other seat could claim."""
+    if rules.claims_ask_every_seat:
+        return None
+    return (
+        f"{where} asks only the seats that can claim a discard: a bot can read from its wait "
+        "that another seat could. Between bots that do not trust each other use a ruleset with "
+        f'claims_ask_every_seat = true ({REMOTE_RULESET}; docs/NETWORK.md "Claims and timing")'
+    )
 
 
 def _match_ruleset(spec: str) -> MahjongRules:
@@ -254,8 +273,11 @@ def match_mahjong(
         help="match seed: 64 hex digits or any text (with --server: 64 hex digits only); "
         "default: fresh and secret, its commitment printed at the start, itself at the end",
     ),
-    ruleset: str = typer.Option(
-        "competition", "--ruleset", help="a name in configs/rulesets/ or a .toml path"
+    ruleset: str | None = typer.Option(
+        None,
+        "--ruleset",
+        help="a name in configs/rulesets/ or a .toml path; default: competition, or "
+        f"{REMOTE_RULESET} with --server (every seat asked on each claim)",
     ),
     layout: str = typer.Option(
         "rotate", "--layout", help="rotate: four programs; ab: two programs, two copies each"
@@ -309,6 +331,7 @@ def match_mahjong(
         )
     configs = _configs(names, layout, config_a, config_b, config)
     output_directory(record, "--record")
+    ruleset = ruleset or default_ruleset(remote=server is not None)
     try:
         rules: MahjongRules = _match_ruleset(ruleset)
         clock = TimeControl.from_ruleset("mahjong", ruleset, deadline_ms=deadline_ms)
@@ -324,6 +347,10 @@ def match_mahjong(
             build_bots(specs[0])
     except (ArenaError, UnknownBotError, ValueError) as exc:
         fail(str(exc))
+    if server is not None:
+        leak = claim_timing_note(rules, f"--ruleset {ruleset}")
+        if leak is not None:
+            err.print(f"[yellow]note:[/] {leak}")
     if games % HANDS_PER_ROUND:
         err.print(
             f"[yellow]note:[/] {games} hands is not a multiple of {HANDS_PER_ROUND}: the last "

@@ -134,7 +134,8 @@ class LeagueConfig(BaseModel):
     """The league seed (any text, or 64 hex digits); default the league's name, so a league is
     reproducible as written. Match k's seed is derived from it and the match's bots."""
     ruleset: str | None = None
-    """Mahjong: a name in configs/rulesets/ or a path; liar's dice: a ruleset path."""
+    """Mahjong: a name in configs/rulesets/ or a path (default: competition, or
+    competition-server on a server); liar's dice: a ruleset path."""
     rules: BullsCowsLeagueRules | None = None
     """1A2B only: ``digits``, ``alphabet``, ``max_guesses``."""
     layout: Literal["ab", "rotate"] | None = None
@@ -317,7 +318,8 @@ class LeagueConfig(BaseModel):
         return self.bulls_cows_rules().model_dump()
 
     def mahjong_rules(self) -> MahjongRules:
-        """The ruleset of a mahjong league (default: the competition rules), as loaded."""
+        """The ruleset of a mahjong league (default: the competition rules, every seat asked on
+        each claim on a server), as loaded."""
         from arena.games.mahjong.rules import MahjongRules
 
         return self._rules("mahjong", MahjongRules)
@@ -346,9 +348,10 @@ class LeagueConfig(BaseModel):
         if self.ruleset is not None:
             self._no_time_table()
         if self.game == "mahjong":
+            from arena.games.mahjong.rules import default_ruleset
             from arena.games.mahjong.rules import load_ruleset as load_mahjong
 
-            return load_mahjong(self.ruleset or "competition")
+            return load_mahjong(self.ruleset or default_ruleset(remote=self.server is not None))
         if self.game == "liars-dice":
             from arena.games.liars_dice.rules import LiarsDiceRules
             from arena.games.liars_dice.rules import load_ruleset as load_dice

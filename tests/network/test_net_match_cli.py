@@ -32,7 +32,11 @@ MATCH = ["match", "mahjong", "--games", "4", "--seed", SEED_5, "--json"]
 
 
 async def test_match_over_the_server_equals_the_in_process_match() -> None:
-    local = await run_arena(*MATCH, "--bots", "greedy,greedy,greedy,greedy")
+    # On a server every seat is asked on each claim by default (competition-server), so the
+    # same decisions come in-process under that ruleset.
+    local = await run_arena(
+        *MATCH, "--bots", "greedy,greedy,greedy,greedy", "--ruleset", "competition-server"
+    )
     async with running_server() as server:
         bots = {f"g{k}": make_bot("mahjong", "greedy", name=f"g{k}") for k in range(1, 5)}
         async with clients(ws_url(server), "mahjong", bots):

@@ -31,6 +31,17 @@ MULTIPLE_WINS: Final = ("first", "all")
 
 GAME: Final = "mahjong"
 
+LOCAL_RULESET: Final = "competition"
+"""The ruleset of a match or league whose bots all play in this process (seed 003 §2.1)."""
+REMOTE_RULESET: Final = "competition-server"
+"""The default when bots play over a network: the competition with ``claims_ask_every_seat``,
+so no bot can read from how long it waits which other seat could claim a discard."""
+
+
+def default_ruleset(remote: bool) -> str:
+    """The ruleset name a match or league plays when none is given."""
+    return REMOTE_RULESET if remote else LOCAL_RULESET
+
 
 @dataclass(frozen=True, slots=True)
 class MahjongRules:
