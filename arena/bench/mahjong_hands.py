@@ -17,6 +17,12 @@ have, so the win check is also timed against the package's own code with those t
 out (`regular_form_agari`); and the batch functions take numpy arrays, while the one-call
 baselines take the Python lists, so the batch rows are also timed from those same lists,
 conversion included (`lists_to_array`, the cheapest conversion measured).
+
+Seed 001 claims its theorem 1 is much faster than the usual recursive set removal; on the same
+hands (and on one-suit hands, where recursion backtracks most) the win check is also timed
+against that method and against theorem 1 spelt out as plainly (`arena.bench.mahjong_recursive`,
+no need of the ``mahjong`` package), and `waits` against adding each of the 34 kinds and running
+the recursive check, on ready 16-tile hands (`_against_recursion`).
 """
 
 from __future__ import annotations
@@ -33,12 +39,19 @@ from typing import Any
 import numpy as np
 
 from arena.bench.mahjong_hands_report import judge
+from arena.bench.mahjong_recursive import (
+    recursive_is_winning,
+    recursive_waits,
+    theorem_one_is_winning,
+)
 from arena.errors import ArenaError
+from arena.games.mahjong import analysis
 from arena.games.mahjong.analysis import (
     _is_winning_python,
     deficiency,
     is_winning,
     is_winning_batch,
+    waits,
 )
 from arena.games.mahjong.deficiency import (
     _deficiency_python,
@@ -219,7 +232,7 @@ def run_hand_bench(n_hands: int = 20_000, seed: int = 2024, rounds: int = 5) -> 
 
     rng = np.random.default_rng(seed)
     hands14, kinds14, mix14 = _mixed_hands(rng, n_hands, 4)
-    hands17, _, mix17 = _mixed_hands(rng, n_hands, 5)
+    hands17, kinds17, mix17 = _mixed_hands(rng, n_hands, 5)
 
     agari = Agari().is_agari
     regular = regular_form_agari()
@@ -357,6 +370,8 @@ def run_hand_bench(n_hands: int = 20_000, seed: int = 2024, rounds: int = 5) -> 
         "numpy": np.__version__,
         "cpu": platform.processor() or platform.machine(),
     }
+    # Drawn after every hand above, so that those stay the hands of earlier runs.
+    results.update(_against_recursion(rng, rounds, hands14, kinds14, hands17, kinds17))
     results["targets"] = judge(results)
     return results
 
@@ -371,3 +386,141 @@ def _then(
     hands: Sequence[Hand],
 ) -> Callable[[], object]:
     return lambda: batch(convert(hands))
+
+
+def _one_suit_hands(rng: np.random.Generator, n: int, sets: int) -> tuple[list[Hand], list[str]]:
+    """Hands all in the characters suit, where the recursion has the most choices to undo: the
+    first half winning, the rest a winning hand with one tile swapped for another of the suit."""
+    hands: list[Hand] = []
+    while len(hands) < (n + 1) // 2:
+        c = [0] * 34
+        for _ in range(sets):
+            if rng.random() < 0.5:
+                t = int(rng.integers(7))
+                c[t] += 1
+                c[t + 1] += 1
+                c[t + 2] += 1
+            else:
+                c[int(rng.integers(9))] += 3
+        c[int(rng.integers(9))] += 2
+        if max(c) <= 4:
+            hands.append(c)
+    for winner in hands[: n - len(hands)]:
+        c = list(winner)
+        held = [t for t in range(9) for _ in range(c[t])]
+        c[held[int(rng.integers(len(held)))]] -= 1
+        free = [t for t in range(9) for _ in range(4 - c[t])]
+        c[free[int(rng.integers(len(free)))]] += 1
+        hands.append(c)
+    kinds = ["winning"] * ((n + 1) // 2) + ["ready_plus_draw"] * (n - (n + 1) // 2)
+    return hands, kinds
+
+
+def _waits_in_python(hand: Hand) -> list[int]:
+    """`waits` with its win checks in Python (what a machine without the C ones runs)."""
+    saved = analysis.c_is_winning
+    analysis.c_is_winning = None
+    try:
+        return waits(hand)
+    finally:
+        analysis.c_is_winning = saved
+
+
+_KIND_ORDER = ["winning", "ready_plus_draw", "random"]
+
+_AGAINST_RECURSION = ("ours", "theorem1_plain", "recursive", "ours_python")
+
+RECURSIVE_BASELINE = (
+    "recursive: every pair, then a pung or chow of the lowest tile removed recursively, "
+    "backtracking; theorem1_plain: every pair, then seed 001's theorem 1 in one pass; both plain "
+    "Python (arena/bench/mahjong_recursive.py); each *_ratio is the recursive time over that one's"
+)
+"""What the ``win_vs_recursive`` figures compare, carried in the JSON beside them."""
+
+
+def _timed_against_recursion(
+    rounds: int, fns: Sequence[Callable[[Hand], object]], hands: Sequence[Hand]
+) -> dict[str, float]:
+    """µs per hand of ours, plain theorem 1, the recursion (and ours in Python when ``fns`` has
+    it, else the same as ours), and the recursion's time over each of the others'."""
+    times = _per_call(rounds, fns, hands)
+    us = {name: t / len(hands) * 1e6 for name, t in zip(_AGAINST_RECURSION, times, strict=False)}
+    us.setdefault("ours_python", us["ours"])
+    row = {f"{name}_us": v for name, v in us.items()}
+    for name in ("ours", "ours_python", "theorem1_plain"):
+        row[f"{name}_ratio"] = us["recursive"] / us[name]
+    return row
+
+
+def _against_recursion(
+    rng: np.random.Generator,
+    rounds: int,
+    hands14: list[Hand],
+    kinds14: list[str],
+    hands17: list[Hand],
+    kinds17: list[str],
+) -> dict[str, Any]:
+    """Seed 001's comparison, on the bench's 14- and 17-tile hands and on one-suit 17-tile
+    hands: our win check (and its Python reference) and plain theorem 1 against the plain
+    recursive removal; then `waits` on ready 16-tile hands (the 17-tile winning hands less one
+    tile) against the recursive check of each of the 34 kinds added."""
+    one_suit, one_suit_kinds = _one_suit_hands(rng, max(2, len(hands17) // 2), 5)
+    fns: list[Callable[[Hand], object]] = [is_winning, theorem_one_is_winning, recursive_is_winning]
+    if IMPLEMENTATION != "Python":
+        fns.append(_is_winning_python)
+    families: dict[str, Any] = {}
+    disagreements = 0
+    for family, hands, kinds in (
+        ("hands_14", hands14, kinds14),
+        ("hands_17", hands17, kinds17),
+        ("one_suit_17", one_suit, one_suit_kinds),
+    ):
+        wins = [is_winning(h) for h in hands]
+        disagreements += sum(
+            recursive_is_winning(h) != w or theorem_one_is_winning(h) != w
+            for h, w in zip(hands, wins, strict=True)
+        )
+        row: dict[str, Any] = {"hands": len(hands), "wins": sum(wins)}
+        row.update(_timed_against_recursion(rounds, fns, hands))
+        row["by_kind"] = {}
+        for kind in sorted(set(kinds), key=_KIND_ORDER.index):
+            subset = [h for h, k in zip(hands, kinds, strict=True) if k == kind]
+            row["by_kind"][kind] = _timed_against_recursion(rounds, fns, subset)
+        families[family] = row
+
+    ready = []
+    for hand, kind in zip(hands17, kinds17, strict=True):
+        if kind == "winning":
+            c = list(hand)
+            held = [t for t in range(34) for _ in range(c[t])]
+            c[held[int(rng.integers(len(held)))]] -= 1
+            ready.append(c)
+    found = [waits(h) for h in ready]
+    waits_row: dict[str, Any] = {
+        "hands": len(ready),
+        "waits_per_hand": sum(map(len, found)) / max(len(ready), 1),
+        "disagreements": sum(
+            recursive_waits(h) != w or _waits_in_python(h) != w
+            for h, w in zip(ready, found, strict=True)
+        ),
+    }
+    wait_fns: list[Callable[[Hand], object]] = [waits, recursive_waits]
+    if IMPLEMENTATION != "Python":
+        wait_fns.append(_waits_in_python)
+    t_ours, t_recursive, *t_python = _per_call(rounds, wait_fns, ready)
+    t_ours_python = t_python[0] if t_python else t_ours
+    waits_row.update(
+        ours_us=t_ours / len(ready) * 1e6,
+        ours_python_us=t_ours_python / len(ready) * 1e6,
+        recursive_us=t_recursive / len(ready) * 1e6,
+        ours_ratio=t_recursive / t_ours,
+        ours_python_ratio=t_recursive / t_ours_python,
+    )
+    return {
+        "win_vs_recursive": {
+            "baseline": RECURSIVE_BASELINE,
+            "families": families,
+            "disagreements": disagreements,
+        },
+        "waits_vs_recursive": waits_row,
+    }

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from arena.cli.main import app
 from arena.cli.mahjong_match import claim_timing_note
+from arena.cli.main import app
 from arena.games.mahjong.rules import default_ruleset, load_ruleset
 from arena.leagues.config import load_league
 

@@ -38,6 +38,7 @@ __all__ = [
     "deficiency_batch",
     "is_winning",
     "is_winning_batch",
+    "pair_candidates",
     "useful_tiles",
     "waits",
     "winning_decompositions",
@@ -118,13 +119,21 @@ def _sets_only(c: Sequence[int], t: list[int] = _STEPS) -> bool:
     return t[t[t[t[t[t[t[t[t[r1] + r2] + r3] + r4] + r5] + r6] + r7] + r8] + r9] == 0
 
 
-def _sets_and_pair(c: list[int]) -> bool:
-    """Theorem 2 picks the group that must hold the pair (0: ranks 147, 1: 258, 2: 369), and
-    theorem 1 checks each candidate pair of that group."""
+_GROUP_RANKS = ((0, 3, 6), (1, 4, 7), (2, 5, 8))
+
+
+def _pair_group(c: Sequence[int]) -> tuple[int, int, int]:
+    """Theorem 2 in one suit of nine counts: the ranks (0-based) of the group, 147, 258 or 369,
+    whose total mod 3 differs from the other two's, the only group that can hold the pair."""
     g0 = (c[0] + c[3] + c[6]) % 3
     g1 = (c[1] + c[4] + c[7]) % 3
-    group = 2 if g0 == g1 else 1 if g0 == (c[2] + c[5] + c[8]) % 3 else 0
-    for i in (group, group + 3, group + 6):
+    return _GROUP_RANKS[2 if g0 == g1 else 1 if g0 == (c[2] + c[5] + c[8]) % 3 else 0]
+
+
+def _sets_and_pair(c: list[int]) -> bool:
+    """Theorem 2 picks the group that must hold the pair, and theorem 1 checks each candidate
+    pair of that group (`pair_candidates`)."""
+    for i in _pair_group(c):
         if c[i] >= 2:
             c[i] -= 2
             ok = _sets_only(c)
@@ -132,6 +141,26 @@ def _sets_and_pair(c: list[int]) -> bool:
             if ok:
                 return True
     return False
+
+
+def pair_candidates(counts: CountsLike) -> list[int]:
+    """The tiles theorem 2 leaves as the pair of a hand of 34 counts, in tile order: the only
+    pairs `is_winning` tries, at most three (seed 001).
+
+    Sets leave a suit's total, and an honour's count, at 0 mod 3, and the pair makes it 2, so
+    exactly one suit or honour must be at 2 and none at 1 (else no pair is left). In a suit, the
+    1-4-7, 2-5-8 or 3-6-9 group `_pair_group` picks (the one `is_winning` tries) holds it: those
+    of its three tiles with two copies or more.
+    """
+    c = _validated(counts)
+    remainders = [sum(c[9 * s : 9 * s + 9]) % 3 for s in range(3)] + [n % 3 for n in c[27:]]
+    if 1 in remainders or remainders.count(2) != 1:
+        return []
+    part = remainders.index(2)
+    if part >= 3:
+        return [24 + part]
+    suit = c[9 * part : 9 * part + 9]
+    return [9 * part + i for i in _pair_group(suit) if suit[i] >= 2]
 
 
 def is_winning(counts: CountsLike, sets_needed: int | None = None) -> bool:

@@ -1,0 +1,113 @@
+"""The baselines seed 001 compares its theorem 1 with, for ``arena bench mahjong``: written
+plainly in Python, with no tables, memoisation or pruning, on 34 counts as the analysis takes.
+
+- `recursive_is_winning`: the "usual" method the seed calls inefficient (一般都是刪除「一刻」或
+  「一順」……再利用「遞迴」程序處理): try every possible pair, then remove a pung or a chow
+  starting at the lowest tile left, recursively, backtracking when a branch fails.
+- `theorem_one_is_winning`: the seed's theorem 1 spelt out the same plain way: try every
+  possible pair (no theorem 2), then one upward pass where the lowest tile left starts a pung
+  if it has three copies, else a chow. Against `recursive_is_winning` it isolates the
+  algorithm from our implementation's tables and C code.
+- `recursive_waits`: the plain wait search: add each of the 34 kinds in turn (while a copy is
+  left) and run `recursive_is_winning`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+_KINDS = 34
+_SUITED = 27
+"""Tiles 0 … 26 are the three suits of nine ranks; 27 … 33 the honours, which make no chow."""
+
+
+def _chow_starts(t: int) -> bool:
+    return t < _SUITED and t % 9 <= 6
+
+
+def _remove_sets(c: list[int], start: int) -> bool:
+    """Can ``c`` (tiles below ``start`` already used up) split into sets only? Recursion with
+    backtracking: the lowest tile left is in a pung or starts a chow; try both."""
+    t = start
+    while t < _KINDS and c[t] == 0:
+        t += 1
+    if t == _KINDS:
+        return True
+    if c[t] >= 3:
+        c[t] -= 3
+        found = _remove_sets(c, t)
+        c[t] += 3
+        if found:
+            return True
+    if _chow_starts(t) and c[t + 1] and c[t + 2]:
+        c[t] -= 1
+        c[t + 1] -= 1
+        c[t + 2] -= 1
+        found = _remove_sets(c, t)
+        c[t] += 1
+        c[t + 1] += 1
+        c[t + 2] += 1
+        if found:
+            return True
+    return False
+
+
+def recursive_is_winning(counts: Sequence[int]) -> bool:
+    """Is this hand of 34 counts some sets and a pair? Every pair, then recursive removal."""
+    c = list(counts)
+    if sum(c) % 3 != 2:
+        return False
+    for pair in range(_KINDS):
+        if c[pair] >= 2:
+            c[pair] -= 2
+            found = _remove_sets(c, 0)
+            c[pair] += 2
+            if found:
+                return True
+    return False
+
+
+def _greedy_sets(c: Sequence[int]) -> bool:
+    """Theorem 1 without the pair, in one upward pass and no choice ever undone: at each tile
+    the copies left after the chows already running through it take a pung when there are three,
+    and the rest start chows (``opened`` at this tile, ``running`` the ones opened just below)."""
+    opened = running = 0
+    for t in range(_KINDS):
+        left = c[t] - opened - running
+        if left < 0:
+            return False
+        if left >= 3:
+            left -= 3
+        if left and not _chow_starts(t):
+            return False
+        running, opened = opened, left
+    return True
+
+
+def theorem_one_is_winning(counts: Sequence[int]) -> bool:
+    """Is this hand of 34 counts some sets and a pair? Every pair, then theorem 1."""
+    c = list(counts)
+    if sum(c) % 3 != 2:
+        return False
+    for pair in range(_KINDS):
+        if c[pair] >= 2:
+            c[pair] -= 2
+            found = _greedy_sets(c)
+            c[pair] += 2
+            if found:
+                return True
+    return False
+
+
+def recursive_waits(counts: Sequence[int]) -> list[int]:
+    """The tiles that complete a ``3k+1`` hand: each kind with a copy left, added in turn and
+    checked by `recursive_is_winning`."""
+    c = list(counts)
+    found = []
+    for t in range(_KINDS):
+        if c[t] < 4:
+            c[t] += 1
+            if recursive_is_winning(c):
+                found.append(t)
+            c[t] -= 1
+    return found
