@@ -10,10 +10,12 @@ games, the evader breaking its ties from a seeded stream per run.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -300,10 +302,13 @@ def run_bench(
 ) -> dict[str, Any]:
     """Every figure of DESIGN.md §6–7 for 1A2B, measured in this run, with the random guesser's
     every-secret runs as the baseline the ratios are taken against. The guessers that draw
-    (random, super comparison) play every secret once for each of ``seeds`` seeds."""
+    (random, frequency, super comparison) play every secret once for each of ``seeds`` seeds.
+    Besides the judged ``targets``, ``seed_claims`` says which of seed 004's comparisons
+    between its methods these figures reproduce (`seed_claims`)."""
     three = code_space(3, "123456789")
     four = code_space(4, "0123456789")
     baseline = over_seeds("random", three, seed, seeds)
+    frequency = over_seeds("frequency", three, seed, seeds)
     sc = over_seeds("super-comparison", three, seed, seeds)
     optimal = evaluate_fixed("optimal", three, seed=seed)
     evader = {
@@ -315,6 +320,13 @@ def run_bench(
     entropy4 = walk_tree(GUESSERS["entropy"](MatchSeed.from_text(seed)), four)
     figures: dict[str, Any] = {
         "baseline_random_3": baseline,
+        "frequency_3": {
+            **frequency,
+            "time_ratio_to_random": round(frequency["seconds"] / baseline["seconds"], 3),
+            "mean_ratio_to_random": _mean_ratio(
+                frequency["mean_guesses"], baseline["mean_guesses"]
+            ),
+        },
         "super_comparison_3": {
             **sc,
             "time_ratio_to_random": round(sc["seconds"] / baseline["seconds"], 3),
@@ -333,6 +345,7 @@ def run_bench(
         "entropy_4_tree_walk": entropy4.to_json(),
     }
     figures["targets"] = judge(figures)
+    figures["seed_claims"] = seed_claims(figures)
     return figures
 
 
@@ -403,4 +416,133 @@ def render_targets(targets: list[dict[str, Any]]) -> list[str]:
             f"  {t['quantity']:<52} {measured}{unsolved} "
             f"(target {t['comparison']} {t['bound']:g}): {verdict}"
         )
+    return lines
+
+
+# -- seed 004's comparisons between its methods ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Mean:
+    """One method's mean guesses and the standard error of that mean. ``mean`` is ``None`` when
+    the figure cannot be compared: nothing solved, or a game left unsolved (the solved games'
+    mean would flatter the method)."""
+
+    label: str
+    mean: float | None
+    standard_error: float
+
+
+def _seeds_mean(label: str, data: dict[str, Any]) -> _Mean:
+    """An `over_seeds` figure: one seed's mean varies by ``mean_guesses_sd`` from seed to seed,
+    and every seed plays every secret, so the pooled mean's error is that over √seeds."""
+    comparable = data["mean_guesses"] is not None and not data["unsolved"]
+    error = data["mean_guesses_sd"] / math.sqrt(len(data["seeds"]))
+    return _Mean(label, data["mean_guesses"] if comparable else None, error)
+
+
+def _games_mean(label: str, data: dict[str, Any]) -> _Mean:
+    """Games against the evader: the error from the spread of the games' own guesses."""
+    counts = {int(k): v for k, v in data["histogram"].items()}
+    games = sum(counts.values())
+    if data["unsolved"] or games < 2:
+        return _Mean(label, None, 0.0)
+    mean = sum(k * v for k, v in counts.items()) / games
+    variance = sum(v * (k - mean) ** 2 for k, v in counts.items()) / (games - 1)
+    return _Mean(label, data["mean_guesses"], math.sqrt(variance / games))
+
+
+def _claim(
+    source: str,
+    claim: str,
+    quote: str,
+    criterion: str,
+    methods: list[_Mean],
+    holds: Callable[[list[dict[str, Any]]], bool],
+) -> dict[str, Any]:
+    """One claim of the seed, judged by ``holds`` on the gaps between consecutive methods;
+    ``reproduced`` is ``None`` when a method's mean cannot be compared."""
+    comparable = all(m.mean is not None for m in methods)
+    gaps = [
+        {
+            "between": f"{later.label} − {earlier.label}",
+            "difference": (
+                round(later.mean - earlier.mean, 4)
+                if later.mean is not None and earlier.mean is not None
+                else None
+            ),
+            "standard_error": round(math.hypot(earlier.standard_error, later.standard_error), 4),
+        }
+        for earlier, later in pairwise(methods)
+    ]
+    return {
+        "source": source,
+        "claim": claim,
+        "quote": quote,
+        "criterion": criterion,
+        "measured": {m.label: m.mean for m in methods},
+        "gaps": gaps,
+        "reproduced": holds(gaps) if comparable else None,
+    }
+
+
+def seed_claims(figures: dict[str, Any]) -> list[dict[str, Any]]:
+    """Seed 004 §五(三)–(五)'s comparisons between its methods, each reproduced or not by
+    `run_bench`'s figures. They are findings about the seed, not targets of ours: a claim not
+    reproduced is reported with its figures and never fails the bench. The two every-secret
+    claims pull against each other (L207 ranks random above frequency, L215 finds them about
+    equal): both hold only if frequency is below random by no more than the noise."""
+    random = _seeds_mean("random", figures["baseline_random_3"])
+    frequency = _seeds_mean("frequency", figures["frequency_3"])
+    sc = _seeds_mean("super-comparison", figures["super_comparison_3"])
+    evader = figures["against_evader_3"]
+    return [
+        _claim(
+            "seed 004 L207",
+            "mean guesses over every secret: random most, frequency fewer, super comparison "
+            "fewer still",
+            "所猜的平均次數以「隨機取樣法」最多「次數分析法」較少「超級比較法」更少",
+            "each mean below the one before it",
+            [random, frequency, sc],
+            lambda gaps: all(g["difference"] < 0 for g in gaps),
+        ),
+        _claim(
+            "seed 004 L215",
+            "mean guesses over every secret: frequency differs little from random",
+            "兩者所耗費的次數卻無太大差別",
+            "the gap within two standard errors",
+            [random, frequency],
+            lambda gaps: abs(gaps[0]["difference"]) <= 2 * gaps[0]["standard_error"],
+        ),
+        _claim(
+            "seed 004 L215",
+            "against the evader (保護範圍法) frequency needs fewer guesses than random",
+            "和「保護範圍法」作對抗時，「次數分析法」卻略勝一籌",
+            "frequency's mean below random's",
+            [
+                _games_mean("random", evader["random"]),
+                _games_mean("frequency", evader["frequency"]),
+            ],
+            lambda gaps: gaps[0]["difference"] < 0,
+        ),
+    ]
+
+
+def _shown(value: float | None, spec: str) -> str:
+    return "—" if value is None else format(value, spec)
+
+
+def render_seed_claims(claims: list[dict[str, Any]]) -> list[str]:
+    """Two lines per claim: the claim and its verdict, then the means and the gaps."""
+    lines = ["seed 004's comparisons of its methods (reported, not targets)"]
+    verdicts = {True: "reproduced", False: "NOT reproduced", None: "not judged (no mean)"}
+    for c in claims:
+        lines.append(f"  {c['source']}: {c['claim']}: {verdicts[c['reproduced']]}")
+        means = ", ".join(f"{label} {_shown(mean, '.4f')}" for label, mean in c["measured"].items())
+        gaps = "; ".join(
+            f"{g['between']} {_shown(g['difference'], '+.4f')}"
+            f" (standard error {g['standard_error']:.4f})"
+            for g in c["gaps"]
+        )
+        lines.append(f"    {means}; {gaps} ({c['criterion']})")
     return lines

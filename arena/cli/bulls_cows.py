@@ -270,8 +270,8 @@ def missed(figures: Mapping[str, Any]) -> None:
 def bench_cmd(
     seed: str = typer.Option(
         "0",
-        help="seed text of the bots and the evader; random and super-comparison play every "
-        "secret once for each of the seeds {seed}-0 … {seed}-7",
+        help="seed text of the bots and the evader; random, frequency and super-comparison "
+        "play every secret once for each of the seeds {seed}-0 … {seed}-7",
     ),
     runs: int = typer.Option(
         100, callback=at_least(1), help="games of each guesser against the evader"
@@ -282,7 +282,7 @@ def bench_cmd(
     sound guesser against the evader, the best 4-digit guesser, decision latency, with the
     random guesser measured in the same run, over 8 seeds, as the baseline. Exits 1 when a
     target is missed."""
-    from arena.bench.bulls_cows import render_targets, run_bench
+    from arena.bench.bulls_cows import render_seed_claims, render_targets, run_bench
 
     with interrupt_exits(None):
         figures = run_bench(seed=seed, evader_runs=runs)
@@ -322,6 +322,9 @@ def bench_cmd(
 
     typer.echo("1A2B, 3 of 123456789 (504 secrets, every secret once, engine-driven)")
     typer.echo(seeded("random baseline", base3))
+    frequency = figures["frequency_3"]
+    typer.echo(seeded("frequency", frequency))
+    typer.echo(f"  {'':<34} {frequency['time_ratio_to_random']}x random's time")
     typer.echo(seeded("super-comparison", sc))
     typer.echo(f"  {'':<34} {sc['time_ratio_to_random']}x random's time")
     typer.echo(row("optimal (shipped tree)", opt))
@@ -336,6 +339,8 @@ def bench_cmd(
     typer.echo(seeded("random baseline", base4))
     typer.echo(row("optimal (shipped best-found tree)", best4))
     typer.echo(row("entropy (tree walk)", ent4))
+    for line in render_seed_claims(figures["seed_claims"]):
+        typer.echo(line)
     for line in render_targets(figures["targets"]):
         typer.echo(line)
     missed(figures)

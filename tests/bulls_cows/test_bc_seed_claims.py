@@ -6,17 +6,31 @@ to the solving answer while another class is as large (docs/STRATEGIES.md, 1A2B)
 claim holds for every guesser, however the ties fall: no strategy at all finishes in five (an
 exact search over every code as a guess at every step), and the shipped guessers need six or
 seven on every tie path.
+
+The same section compares the methods' mean guesses (L207, L215). Those comparisons are pinned
+here too, at the figures `arena bench bulls-cows` measures and docs/STRATEGIES.md quotes, and
+the bench's `seed_claims` verdicts on them are checked: against the evader 次數分析法 does
+better than 隨機取樣法, as the seed says; over every secret it does not (L207 is not reproduced).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from functools import cache
+from typing import Any
 
 import numpy as np
 import pytest
 
-from arena.bench.bulls_cows import evaluate_evader
+from arena.bench import bulls_cows as bench
+from arena.bench.bulls_cows import (
+    EvalReport,
+    evaluate_evader,
+    evaluate_fixed,
+    over_seeds,
+    render_seed_claims,
+    seed_claims,
+)
 from arena.dealing import MatchSeed, RandomStream
 from arena.games.bulls_cows import CodeSpace, code_space
 from bots.bulls_cows import GUESSERS, EvaderAnswerer, Guesser
@@ -152,11 +166,141 @@ def test_the_tie_rule_is_what_makes_six_the_least() -> None:
 
 def test_the_benchs_evader_games_quoted_in_strategies() -> None:
     # `arena bench bulls-cows`: 100 games per guesser against the evader, seed "0".
-    histograms = {
-        name: evaluate_evader(name, code_space(), runs=100, seed="0").histogram for name in BEST
+    reports = {
+        name: evaluate_evader(name, code_space(), runs=100, seed="0")
+        for name in ("random", "frequency", *BEST)
     }
-    assert histograms == {
+    assert {name: report.histogram for name, report in reports.items()} == {
+        "random": {6: 60, 7: 40},
+        "frequency": {6: 85, 7: 15},
         "optimal": {6: 100},
         "super-comparison": {6: 100},
         "entropy": {6: 100},
     }
+    # Seed 004 L215: "和「保護範圍法」作對抗時，「次數分析法」卻略勝一籌".
+    frequency, random = reports["frequency"].mean, reports["random"].mean
+    assert frequency is not None and random is not None and frequency < random
+
+
+def test_one_seeds_every_secret_totals_of_the_seed_methods() -> None:
+    # `arena bulls-cows eval --guesser NAME --seed 0-0`: every secret once. On this seed the
+    # three methods fall in the order of seed 004 L207, super comparison below both others;
+    # over the bench's 8 seeds random and frequency swap (the next test).
+    totals = {
+        name: evaluate_fixed(name, code_space(), seed="0-0")
+        for name in ("random", "frequency", "super-comparison")
+    }
+    assert {name: (sum(r.guesses), r.solved) for name, r in totals.items()} == {
+        "random": (2439, 504),
+        "frequency": (2410, 504),
+        "super-comparison": (2383, 504),
+    }
+    sc = sum(totals["super-comparison"].guesses)
+    assert sc < sum(totals["frequency"].guesses) and sc < sum(totals["random"].guesses)
+
+
+def test_over_the_benchs_seeds_frequency_is_no_better_than_random() -> None:
+    # The bench's every-secret figures of the two, seeds 0-0 … 0-7 (docs/STRATEGIES.md, 1A2B):
+    # frequency's mean is above random's, against L207's order, by less than two standard
+    # errors of the gap, as L215's "無太大差別" has it.
+    space = code_space()
+    random, frequency = (over_seeds(name, space, "0") for name in ("random", "frequency"))
+    assert (random["mean_guesses"], random["mean_guesses_sd"]) == (4.8256, 0.028)
+    assert (frequency["mean_guesses"], frequency["mean_guesses_sd"]) == (4.8455, 0.0411)
+    gap = frequency["mean_guesses"] - random["mean_guesses"]
+    error = ((0.028**2 + 0.0411**2) / 8) ** 0.5
+    assert 0 < gap < 2 * error
+
+
+def _seeded(mean: float, sd: float, unsolved: int = 0) -> dict[str, Any]:
+    """An `over_seeds` figure of 8 seeds, as far as `seed_claims` reads it."""
+    seeds = [f"0-{k}" for k in range(8)]
+    return {"mean_guesses": mean, "mean_guesses_sd": sd, "seeds": seeds, "unsolved": unsolved}
+
+
+def _against_evader(histogram: dict[int, int]) -> dict[str, Any]:
+    games = sum(histogram.values())
+    mean = sum(k * v for k, v in histogram.items()) / games
+    return {
+        "mean_guesses": mean,
+        "histogram": {str(k): v for k, v in histogram.items()},
+        "unsolved": 0,
+    }
+
+
+def _claim_figures(random: float, frequency: float, sc: float) -> dict[str, Any]:
+    """The figures `seed_claims` reads, at the bench's spreads and evader games."""
+    return {
+        "baseline_random_3": _seeded(random, 0.028),
+        "frequency_3": _seeded(frequency, 0.0411),
+        "super_comparison_3": _seeded(sc, 0.0307),
+        "against_evader_3": {
+            "random": _against_evader({6: 60, 7: 40}),
+            "frequency": _against_evader({6: 85, 7: 15}),
+        },
+    }
+
+
+def test_the_bench_reports_l207_not_reproduced_at_its_figures() -> None:
+    claims = seed_claims(_claim_figures(4.8256, 4.8455, 4.7577))
+    assert [(c["source"], c["reproduced"]) for c in claims] == [
+        ("seed 004 L207", False),
+        ("seed 004 L215", True),
+        ("seed 004 L215", True),
+    ]
+    order = claims[0]
+    assert order["measured"] == {"random": 4.8256, "frequency": 4.8455, "super-comparison": 4.7577}
+    assert [(g["between"], g["difference"], g["standard_error"]) for g in order["gaps"]] == [
+        ("frequency − random", 0.0199, 0.0176),
+        ("super-comparison − frequency", -0.0878, 0.0181),
+    ]
+    assert claims[2]["gaps"][0]["difference"] == -0.25
+    lines = render_seed_claims(claims)
+    assert lines[1].startswith("  seed 004 L207:") and lines[1].endswith(": NOT reproduced")
+    assert "frequency − random +0.0199 (standard error 0.0176)" in lines[2]
+
+
+def test_the_seed_claims_follow_the_figures() -> None:
+    in_order = seed_claims(_claim_figures(4.85, 4.84, 4.76))
+    assert [c["reproduced"] for c in in_order] == [True, True, True]
+    far_apart = seed_claims(_claim_figures(4.95, 4.84, 4.76))  # L207 holds, L215 does not
+    assert [c["reproduced"] for c in far_apart] == [True, False, True]
+    figures = _claim_figures(4.85, 4.84, 4.76)
+    figures["frequency_3"] = _seeded(4.84, 0.0411, unsolved=1)  # its mean would flatter it
+    assert [c["reproduced"] for c in seed_claims(figures)] == [None, None, True]
+    assert render_seed_claims(seed_claims(figures))[1].endswith(": not judged (no mean)")
+
+
+def test_the_bench_measures_frequency_and_judges_the_claims(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `run_bench`'s wiring, with every measurement replaced by a made-up one (the real bench
+    # takes about 25 s): frequency is measured over the seeds like random and super comparison,
+    # timed against random, and the seed's claims are judged on the run's own figures.
+    means = {"random": 4.8256, "frequency": 4.8455, "super-comparison": 4.7577}
+    seconds = {"random": 0.1, "frequency": 0.2, "super-comparison": 0.5}
+    evader = {"random": [6] * 60 + [7] * 40, "frequency": [6] * 85 + [7] * 15}
+
+    def report(guesser: str, guesses: list[int]) -> EvalReport:
+        return EvalReport(guesser, "fixed", 3, "123456789", guesses, 0, 0.1, [0.001])
+
+    def fake_over_seeds(guesser: str, space: Any, seed: str, seeds: int) -> dict[str, Any]:
+        return {
+            **report(guesser, [5]).to_json(),
+            **_seeded(means.get(guesser, 5.4762), 0.03),
+            "seconds": seconds.get(guesser, 1.0),
+        }
+
+    monkeypatch.setattr(bench, "over_seeds", fake_over_seeds)
+    monkeypatch.setattr(bench, "evaluate_fixed", lambda guesser, *_, **__: report(guesser, [5]))
+    monkeypatch.setattr(
+        bench,
+        "evaluate_evader",
+        lambda guesser, *_, **__: report(guesser, evader.get(guesser, [6] * 100)),
+    )
+    monkeypatch.setattr(bench, "walk_tree", lambda guesser, _: report(guesser.name, [5]))
+    figures = bench.run_bench()
+    assert figures["frequency_3"]["mean_guesses"] == 4.8455
+    assert figures["frequency_3"]["time_ratio_to_random"] == 2.0
+    assert figures["frequency_3"]["mean_ratio_to_random"] == round(4.8455 / 4.8256, 4)
+    assert [c["reproduced"] for c in figures["seed_claims"]] == [False, True, True]

@@ -107,8 +107,18 @@ def _bench_figures(targets: list[dict[str, Any]]) -> dict[str, Any]:
         "mean_guesses_min": 4.99,
         "mean_guesses_max": 5.01,
     }
+    claim = {
+        "source": "L207",
+        "claim": "random most, frequency fewer",
+        "reproduced": False,
+        "measured": {"random": 4.8256, "frequency": 4.8455},
+        "gaps": [{"between": "frequency - random", "difference": 0.0199, "standard_error": 0.0176}],
+        "criterion": "each gap below 0",
+    }
     return {
         "baseline_random_3": seeded,
+        "frequency_3": {**seeded, "time_ratio_to_random": 1.8},
+        "seed_claims": [claim],
         "super_comparison_3": {
             **seeded,
             "time_ratio_to_random": 4.0,
@@ -143,6 +153,10 @@ def test_the_bench_exits_1_when_a_target_is_missed(
             assert json.loads(result.stdout)["targets"] == targets
         else:
             assert ("MISSED" in result.stdout) == bool(code)
+            # Seed 004's comparisons are findings: shown, never a reason to exit 1.
+            assert "L207: random most, frequency fewer: NOT reproduced" in result.stdout
+            assert "frequency - random +0.0199 (standard error 0.0176)" in result.stdout
+            assert "frequency (2 seeds)" in result.stdout
             assert "5.3 (target <= 5.25): MISSED" in result.stdout or not code
 
 

@@ -108,7 +108,10 @@ def any_hand(size: int) -> st.SearchStrategy[list[int]]:
 
 
 def test_seed_003_figure_3_1() -> None:
-    """Seed 003 §3: four sets, no pair, one partial set (401) in 17 tiles: deficiency 2."""
+    """Seed 003 §3, 圖三-1: the 17 tiles the seed labels '000000000', '111111111',
+    '110030001', '0001001' have deficiency 2. Only that final figure is checked: the seed gets
+    it from per-suit database labels ('000', '300', '101', '000', summed to '401': four sets,
+    no pair, one partial set), which our min-plus tables do not produce."""
     hand = counts_of("123456789p 125559s 47z")
     assert sum(hand) == 17
     assert deficiency(hand) == 2

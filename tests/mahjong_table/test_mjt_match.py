@@ -18,6 +18,7 @@ from arena.matches.mahjong import (
     AB_ORDERS,
     CYCLIC_ORDERS,
     MatchSpec,
+    ProgramStats,
     SeriesResult,
     play_match,
     seating,
@@ -77,9 +78,69 @@ def test_the_ab_layout_adds_the_copies() -> None:
     a, b = data["players"]
     assert (a["copies"], a["hands"], a["seat_counts"]) == (2, 32, [8, 8, 8, 8])
     assert a["points"] == -b["points"]
+    # The seed's 胡牌率: both copies' wins over the match's hands (one copy's), not over the
+    # 32 hands the copies played together. A hand has one winner at most, so the two rates
+    # and the exhaustive draws share the 16 hands out.
+    for p in (a, b):
+        assert p["win_rate"] == round((p["discard_wins"] + p["self_draws"]) / 16, 4)
+    assert a["wins"] > 0
+    assert a["win_rate"] + b["win_rate"] + data["exhaustive_draws"] / 16 == pytest.approx(1)
     diff = result.difference_interval()
     assert diff is not None and diff.estimate == a["points"] - b["points"]
     assert "points_difference_ci95" in data
+
+
+#: Seed 003's tables 4-1…4-5, 4-7 and 4-8: each pairing of two programs, two copies each, over
+#: 30 matches of 384 hands (11,520 hands, §4.1); per program 他家放槍數, 自摸數 and the 胡牌率 as
+#: printed.
+SEED_003_TABLES = {
+    "4-1": ((4414, 1370, "50.2"), (4040, 1294, "46.3")),
+    "4-2": ((4382, 1400, "50.2"), (4022, 1288, "46")),
+    "4-3": ((4357, 1365, "49.6"), (4180, 1259, "47.2")),
+    "4-4": ((4318, 1369, "49.4"), (4103, 1292, "46.8")),
+    "4-5": ((4200, 1321, "47.9"), (4219, 1401, "48.7")),
+    "4-7": ((4237, 1362, "48.6"), (4148, 1345, "47.6")),
+    "4-8": ((4244, 1388, "48.9"), (4206, 1319, "47.9")),
+}
+SEED_003_HANDS = 30 * 384
+
+
+def _seed_program(discard_wins: int, self_draws: int) -> ProgramStats:
+    """A program of the seed's tables as our match counts it: two copies, each playing every
+    hand of the pairing."""
+    return ProgramStats(
+        "seofon",
+        copies=2,
+        hands=2 * SEED_003_HANDS,
+        discard_wins=discard_wins,
+        self_draws=self_draws,
+    )
+
+
+def test_the_win_rate_gives_the_seeds_printed_rates_from_its_counts() -> None:
+    for table, programs in SEED_003_TABLES.items():
+        for discard_wins, self_draws, printed in programs:
+            percent = 100 * _seed_program(discard_wins, self_draws).win_rate
+            # The seed prints to 0.1%, truncating some rates (4414 + 1370 = 50.208% as 50.2,
+            # 4357 + 1365 = 49.670% as 49.6) and rounding others (4382 + 1400 = 50.191% as
+            # 50.2): the printed figure is one of the two.
+            shown = {math.floor(percent * 10) / 10, round(percent, 1)}
+            assert float(printed) in shown, (table, percent, printed)
+    assert f"{100 * _seed_program(4414, 1370).win_rate:.2f}" == "50.21"
+
+
+def test_the_seeds_tables_give_the_figures_strategies_compares_greedy_with() -> None:
+    # docs/STRATEGIES.md, mahjong: over tables 4-1…4-5 the seed's programs end 96.5% of hands
+    # with a win (a hand has one winner at most, so the two programs' rates add up to the
+    # share of hands won), about a quarter of the wins self-drawn, each program at 46–50%.
+    pairings = [SEED_003_TABLES[t] for t in ("4-1", "4-2", "4-3", "4-4", "4-5")]
+    programs = [_seed_program(d, s) for pairing in pairings for d, s, _ in pairing]
+    won = [programs[k].win_rate + programs[k + 1].win_rate for k in range(0, len(programs), 2)]
+    assert f"{100 * sum(won) / len(won):.1f}" == "96.5"
+    self_drawn = sum(p.self_draws for p in programs) / sum(p.wins for p in programs)
+    assert f"{100 * self_drawn:.1f}" == "24.0"
+    rates = [100 * p.win_rate for p in programs]
+    assert (math.floor(min(rates)), math.floor(max(rates))) == (46, 50)  # 46.09%, 50.21%
 
 
 def test_records_replay_and_verify(tmp_path: Path) -> None:
