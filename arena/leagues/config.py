@@ -265,12 +265,18 @@ class LeagueConfig(BaseModel):
 
     def fingerprint_aliases(self) -> list[str]:
         """The fingerprints this league was stored under by earlier releases, which hashed a
-        default written out as a key of its own (`fingerprint`): a league stored then is this
-        league, and resumes."""
-        legacy = self._fingerprint(normalised=False)
-        return [] if legacy == self.fingerprint() else [legacy]
+        default written out as a key of its own, and a mahjong ruleset's
+        ``claims_ask_every_seat`` (`fingerprint`): a league stored then is this league, and
+        resumes."""
+        current = self.fingerprint()
+        aliases = []
+        for normalised in (True, False):
+            legacy = self._fingerprint(normalised=normalised, with_claim_prompts=True)
+            if legacy != current and legacy not in aliases:
+                aliases.append(legacy)
+        return aliases
 
-    def _fingerprint(self, *, normalised: bool) -> str:
+    def _fingerprint(self, *, normalised: bool, with_claim_prompts: bool = False) -> str:
         data = self.model_dump(
             mode="json", exclude={"jobs", "server", "records", "start_timeout_s", "bots"}
         )
@@ -304,6 +310,11 @@ class LeagueConfig(BaseModel):
             # server the names are connected bots, which seed themselves: nothing changed.)
             data["bot_seeds"] = "derived"
         data["ruleset"] = contents.rules_mapping()
+        if not with_claim_prompts and isinstance(data["ruleset"], dict):
+            # Who is asked on a claim changes no game (only `pass` decisions are added), so a
+            # league played on a server, where every seat is asked by default, is the same
+            # league in-process, and resumes with either ruleset.
+            data["ruleset"].pop("claims_ask_every_seat", None)
         text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 

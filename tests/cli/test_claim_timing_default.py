@@ -93,3 +93,19 @@ def test_a_league_on_a_server_under_a_leaking_ruleset_says_so(tmp_path: Path) ->
         assert result.exit_code == 2
         notes.append("asks only the seats" in " ".join(result.output.split()))
     assert notes == [True, False]
+
+
+def test_who_is_asked_on_a_claim_is_no_part_of_a_leagues_fingerprint(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    fingerprints = {}
+    for ruleset in (None, "competition", "competition-server"):
+        text = LEAGUE if ruleset is None else f'ruleset = "{ruleset}"\n' + LEAGUE
+        config.write_text(text, encoding="utf-8")
+        league = load_league(config, server=NOBODY)
+        fingerprints[ruleset] = (league.fingerprint(), league.fingerprint_aliases())
+    assert len({fingerprint for fingerprint, _ in fingerprints.values()}) == 1
+    # A league stored under competition-server by an earlier release, whose fingerprint held
+    # the key, resumes: its old fingerprint is an alias.
+    (old,) = fingerprints["competition-server"][1]
+    assert old != fingerprints["competition-server"][0]
+    assert fingerprints["competition"][1] == []
