@@ -16,15 +16,15 @@ returns the next message translated into ours (raise `AdapterClosed` once the li
 server message with no arena meaning can simply be skipped), `close` ends the link. The client's
 reconnect, resume, routing and logging then work unchanged. docs/NETWORK.md has a worked example.
 
-Bots may not import the referee or its transports, so the MQTT topic names are spelled here too;
-a test checks they agree with ``arena.transports.mqtt``.
+Bots may not import the referee or its transports: the MQTT topic names, client ids and broker
+refusals, and the URL helpers, are the wire's (`protocol.mqtt`, `protocol.urls`), which the
+server reads too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import secrets
 import socket
 import ssl
@@ -34,21 +34,11 @@ from urllib.parse import unquote
 
 import aiomqtt
 import structlog
-from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from arena.transports.mqtt_refusals import (
-    login_refused,
-    login_refused_message,
-    subscription_refused,
-    tls_failure,
-    tls_failure_message,
-)
-from arena.transports.mqtt_topics import redact_url, split_url
-from protocol.codec import ProtocolError, decode, encode, parse_message
+from protocol.codec import ProtocolError, decode, encode, load_object, read_message
 from protocol.messages import (
-    MESSAGE_ADAPTER,
     Action,
     Bye,
     Error,
@@ -59,15 +49,29 @@ from protocol.messages import (
     Request,
     Welcome,
 )
+from protocol.mqtt import (
+    DEFAULT_PORT,
+    DEFAULT_TLS_PORT,
+    TOPIC_ROOT,
+    bot_client_id,
+    bot_filter,
+    connack_refusal,
+    down_topic,
+    login_refused_message,
+    subscription_refused,
+    tls_failure,
+    tls_failure_message,
+    up_topic,
+)
+from protocol.urls import redact_url, split_url
 
 log = structlog.get_logger(__name__)
 
 ClientMessage = Hello | Action | Bye | Ping
 ServerMessage = Welcome | Event | Request | Error | Bye
 
-MQTT_TOPIC_ROOT = "arena/v1/bots"
-MQTT_DEFAULT_PORT = 1883
-MQTTS_DEFAULT_PORT = 8883
+MQTT_TOPIC_ROOT = TOPIC_ROOT
+"""`protocol.mqtt.TOPIC_ROOT`, under the name this module gave it before the wire held it."""
 CONNECT_TIMEOUT_S = 10.0
 
 
@@ -106,30 +110,23 @@ class ServerAdapter(ABC):
 
     def decode(self, raw: str | bytes) -> ServerMessage | None:
         """Our protocol's frame as a message; None for one the client need not see (an unwanted
-        event) or cannot use (logged)."""
-        message: Message | None
-        if self.wants_events:
-            try:
-                message = MESSAGE_ADAPTER.validate_json(raw)
-            except ValidationError:
-                message = None
-        else:
-            try:
-                data = json.loads(raw)
-            except ValueError:
-                data = None
-            if isinstance(data, dict) and data.get("type") == "event":
-                return None
-            try:
+        event) or cannot use (logged). Read as strictly as the server reads ours (the codec's
+        types and version rule), whatever its size: a server's frame has no limit but the
+        transport's."""
+        message: Message
+        try:
+            if self.wants_events:
+                message = read_message(raw)
+            else:
+                # An unwanted event is dropped once its JSON is read, unvalidated: reading a
+                # mahjong observation costs more than some bots' decisions.
+                data = load_object(raw)
+                if data.get("type") == "event":
+                    return None
                 message = decode(data)
-            except ProtocolError:
-                message = None
-        if message is None:
-            try:
-                message = parse_message(raw)
-            except ProtocolError as exc:
-                log.warning("bad_frame_from_server", code=exc.code.value, text=exc.text)
-                return None
+        except ProtocolError as exc:
+            log.warning("bad_frame_from_server", code=exc.code.value, text=exc.text)
+            return None
         if isinstance(message, Welcome | Event | Request | Error | Bye):
             return message
         log.warning("unexpected_message_from_server", type=message.type)
@@ -211,13 +208,12 @@ class MqttAdapter(ServerAdapter):
         self._client: aiomqtt.Client | None = None
 
     def topics(self) -> tuple[str, str]:
-        base = f"{MQTT_TOPIC_ROOT}/{self.name}/{self.conn}"
-        return f"{base}/up", f"{base}/down"
+        return up_topic(self.name, self.conn), down_topic(self.name, self.conn)
 
     def client_id(self) -> str:
         """``<name>-<conn>``: the server's embedded broker grants a client only the topic pair
         its id names."""
-        return f"{self.name}-{self.conn}"
+        return bot_client_id(self.name, self.conn)
 
     def broker(self) -> str:
         return f"the MQTT broker at {self.host}:{self.port}"
@@ -226,7 +222,7 @@ class MqttAdapter(ServerAdapter):
         return (
             f"no welcome from the server within {seconds:g} s: is `arena serve --mqtt` running "
             f"on {self.broker()}, and may this user publish on "
-            f"{MQTT_TOPIC_ROOT}/{self.name}/+/up?"
+            f"{bot_filter(self.name, 'up')}?"
         )
 
     async def connect(self) -> None:
@@ -260,7 +256,7 @@ class MqttAdapter(ServerAdapter):
             raise
         except aiomqtt.MqttError as exc:
             await stack.aclose()
-            reason = login_refused(exc)
+            reason = connack_refusal(exc.rc) if isinstance(exc, aiomqtt.MqttCodeError) else None
             if reason is not None:
                 raise AdapterRefused(login_refused_message(self.host, self.port, reason)) from None
             tls = tls_failure(exc) if self.tls else None
@@ -276,8 +272,8 @@ class MqttAdapter(ServerAdapter):
             who = f"user {self.username!r}" if self.username is not None else "this client"
             raise AdapterRefused(
                 f"{self.broker()} refused the subscription to {down}: its ACL must let {who} "
-                f"read {MQTT_TOPIC_ROOT}/{self.name}/+/down and write "
-                f"{MQTT_TOPIC_ROOT}/{self.name}/+/up (docs/NETWORK.md, MQTT)"
+                f"read {bot_filter(self.name, 'down')} and write "
+                f"{bot_filter(self.name, 'up')} (docs/NETWORK.md, MQTT)"
             )
         self._stack = stack
         self._client = client
@@ -360,7 +356,7 @@ def adapter_for(url: str, name: str) -> ServerAdapter:
         tls = parts.scheme == "mqtts"
         return MqttAdapter(
             parts.hostname,
-            port or (MQTTS_DEFAULT_PORT if tls else MQTT_DEFAULT_PORT),
+            port or (DEFAULT_TLS_PORT if tls else DEFAULT_PORT),
             name,
             username=unquote(parts.username) if parts.username is not None else None,
             password=unquote(parts.password) if parts.password is not None else None,

@@ -29,11 +29,9 @@ from typing import Any, NoReturn
 
 import typer
 
-from arena.cli.common import version_option
 from arena.dealing import MatchSeed
 from arena.games.registry import ALIASES, UnknownGameError, canonical_name
 from arena.logs import LOG_LEVELS, LogSetupError, check_log_level, configure_logging
-from arena.matches.bot_seeds import seeded_options
 from bots.adapters import AdapterRefused, adapter_for
 from bots.base import Bot
 from bots.client import BotClient, ClientRefused, ResumeFileError, check_resume_file
@@ -45,6 +43,8 @@ from bots.registry import (
     config_for,
     make_bot,
 )
+from bots.seeds import seeded_options
+from bots.version import version_option
 from protocol.messages import is_bot_name
 
 app = typer.Typer(

@@ -38,6 +38,12 @@ def read_frame(raw: str | bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str
         size = len(raw.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise ProtocolError(ErrorCode.TOO_LARGE, f"message of {size} bytes > {max_bytes}")
+    return load_object(raw)
+
+
+def load_object(raw: str | bytes) -> dict[str, Any]:
+    """The JSON object in ``raw``, whatever its size, or a `ProtocolError` (not JSON, not an
+    object)."""
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -85,6 +91,18 @@ def name_problem(name: str) -> str:
 def parse_message(raw: str | bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
     """Parse one frame. Never raises anything but `ProtocolError`."""
     return decode(read_frame(raw, max_bytes))
+
+
+def read_message(raw: str | bytes) -> Message:
+    """``decode`` of the JSON in ``raw``, whatever its size: the same strictness and version
+    rule, in one pass for a valid frame (pydantic reads the JSON itself, with no `json.loads`
+    first). A frame that pass refuses is read again the long way, for the `ProtocolError` that
+    says why, so the two ways accept exactly the same frames. For a client reading its server's
+    frames; a server's frames from bots go through `parse_message` and its size limit."""
+    try:
+        return MESSAGE_ADAPTER.validate_json(raw, strict=True)
+    except ValidationError:
+        return decode(load_object(raw))
 
 
 def decode(data: Any) -> Message:

@@ -26,16 +26,24 @@ if its connection had closed. ``ping`` is the message to send when there is noth
 
 GameName = Literal["bulls_cows", "liars_dice", "mahjong"]
 
-NAME_REGEX = r"^[A-Za-z0-9_.-]{1,64}$"
+NAME_CHARACTERS = r"[A-Za-z0-9_.-]{1,64}"
+"""The one spelling of the bot-name rule; an MQTT topic level of a bot connection (its name and
+its ``<conn>``) follows it too (`protocol.mqtt`)."""
+
+NAME_REGEX = rf"^{NAME_CHARACTERS}$"
 """A bot's name: safe as an MQTT topic level and in a log line. A ``hello`` whose name does not
 match is a malformed message (``bad_message``), whatever is wrong with it. (pydantic's regex
 engine reads ``$`` as the end of the text; Python's `re` would let a final newline through: use
-`is_bot_name`.)"""
+`NAME_PATTERN` or `is_bot_name`.)"""
+
+NAME_PATTERN = re.compile(rf"{NAME_CHARACTERS}\Z")
+"""`NAME_REGEX` for Python's `re`, right with ``match`` and ``fullmatch`` alike: it is anchored
+at the very end of the text, where ``$`` would also match before a final newline."""
 
 
 def is_bot_name(name: str) -> bool:
     """``name`` may name a bot (`NAME_REGEX`)."""
-    return re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", name) is not None
+    return NAME_PATTERN.match(name) is not None
 
 
 class ErrorCode(StrEnum):
@@ -116,10 +124,21 @@ def _error_code(value: Any) -> Any:
     return value
 
 
+def _integer_version(value: Any) -> Any:
+    """Only the integer itself: ``Literal[1]`` takes ``true`` and ``1.0`` too, even strictly,
+    which `protocol.codec.check_version` refuses in a frame it reads; a frame read in one pass
+    (`protocol.codec.read_message`) must be refused the same."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"the protocol version is the JSON integer {PROTOCOL_VERSION}")
+    return value
+
+
 class Envelope(WireModel):
     """Fields every message carries."""
 
-    v: Literal[1] = Field(default=1, description="protocol version")
+    v: Annotated[Literal[1], BeforeValidator(_integer_version)] = Field(
+        default=1, description="protocol version"
+    )
     match: str | None = Field(default=None, description="match id, where the message is in one")
     game: str | None = Field(default=None, description="game id within the match")
     seat: int | None = Field(default=None, description="the receiving/acting seat (0-based)")

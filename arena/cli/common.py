@@ -33,6 +33,8 @@ from arena.dealing import MatchSeed
 from arena.files import probe_writable
 from arena.matches.stats import finite_json
 from arena.records import JsonlRecorder
+from bots.version import version_line as version_line
+from bots.version import version_option as version_option
 
 PIPED_WIDTH = 160
 """Columns of text written to a pipe or a file: rich would assume 80 and cut a wide table's
@@ -389,31 +391,4 @@ def refuse_config_on_server(given: str) -> NoReturn:
     fail(
         f"{given}: a strategy config is for in-process bots; with --server name bots connected "
         "there, each started with its config (`bots run --config FILE`)"
-    )
-
-
-def version_line(program: str) -> str:
-    """What ``--version`` prints: the installed package's version and the protocol version it
-    speaks, the two figures a bug report or a server operator asks for."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from protocol import PROTOCOL_VERSION
-
-    try:
-        package = version("table-arena")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        package = "unknown"
-    return f"{program} (table-arena {package}), protocol version {PROTOCOL_VERSION}"
-
-
-def version_option(program: str) -> Any:
-    """An eager ``--version`` option printing `version_line` and exiting."""
-
-    def show(value: bool) -> None:
-        if value:
-            typer.echo(version_line(program))
-            raise typer.Exit()
-
-    return typer.Option(
-        False, "--version", callback=show, is_eager=True, help="print the version and exit"
     )

@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.errors import ArenaError
-
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}\Z")
-"""Bot and admin names: safe as an MQTT topic level and in a log line."""
+from protocol.messages import NAME_PATTERN as NAME_PATTERN  # bot and admin names, for the lobby
+from protocol.messages import is_bot_name
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
@@ -75,7 +74,7 @@ class TokenStore:
             if not isinstance(table, dict):
                 raise TokenFileError(f"{path}: [{section}] must be a table of name = digest")
             for name, value in table.items():
-                if not NAME_PATTERN.match(name):
+                if not is_bot_name(name):
                     raise TokenFileError(f"{path}: [{section}] {name!r} is not a valid name")
                 if not isinstance(value, str) or not _DIGEST.match(value):
                     raise TokenFileError(
@@ -113,7 +112,7 @@ def add_token(path: Path, name: str, *, admin: bool = False, replace: bool = Fal
     """Create a fresh token for ``name`` and return it in clear. A name that already has a
     token of that kind is refused unless ``replace``: replacing it locks out whoever holds the
     old one, which should never happen by a typo."""
-    if not NAME_PATTERN.match(name):
+    if not is_bot_name(name):
         raise TokenFileError(f"{name!r}: a name is 1-64 of A-Z a-z 0-9 _ . -")
     store = TokenStore.load(path) if path.exists() else TokenStore()
     bots, admins = dict(store.bots), dict(store.admins)

@@ -20,7 +20,7 @@ import structlog
 
 from arena.errors import ArenaError
 from arena.games.registry import canonical_name
-from arena.server.auth import NAME_PATTERN, TokenStore
+from arena.server.auth import TokenStore
 from arena.server.lobby import Lobby
 from arena.server.local import LocalSeat
 from arena.server.sessions import (
@@ -48,7 +48,16 @@ from arena.server.wire import (
 )
 from protocol.base import WireModel
 from protocol.codec import MAX_MESSAGE_BYTES, ProtocolError, encode, parse_message
-from protocol.messages import SILENCE_LIMIT_S, Action, Bye, Error, ErrorCode, Hello, Ping
+from protocol.messages import (
+    SILENCE_LIMIT_S,
+    Action,
+    Bye,
+    Error,
+    ErrorCode,
+    Hello,
+    Ping,
+    is_bot_name,
+)
 
 REFUSAL_CODES = frozenset({ErrorCode.NAME_IN_USE, ErrorCode.RESUME_UNKNOWN})
 """The hello refusals that a bot gets only if it asked for them (``refusal_codes``)."""
@@ -300,7 +309,7 @@ class Connection:
         task.add_done_callback(self._tasks.discard)
 
     async def _send(self, message: WireModel) -> None:
-        await self.link.send(message.model_dump_json(exclude_none=True))
+        await self.link.send(encode(message))
 
     async def _bad(
         self,
@@ -475,9 +484,7 @@ class Connection:
             await self._bad(ErrorCode.NOT_EXPECTED, f"not expected here: {message.type}")
 
     async def _admin_hello(self, hello: AdminHello) -> None:
-        if not NAME_PATTERN.match(hello.name) or not self.hub.tokens.check_admin(
-            hello.name, hello.token
-        ):
+        if not is_bot_name(hello.name) or not self.hub.tokens.check_admin(hello.name, hello.token):
             self.log.warning("admin_auth_failed", admin=hello.name)
             await self._send(
                 Error(code=ErrorCode.AUTH_FAILED, text=f"unknown token for admin {hello.name}")

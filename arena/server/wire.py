@@ -152,10 +152,8 @@ def parse_admin(raw: str | bytes, max_bytes: int) -> AdminAny:
     return validate(ADMIN_ADAPTER, data)
 
 
-def encode_admin(message: AdminMessage | Error | Bye) -> str:
-    return encode(message)
+encode_admin = encode
+"""`protocol.codec.encode`, the one encoder of the wire, under the name the admin side used."""
 
-
-def protocol_text(message: WireModel) -> str:
-    """A protocol or admin message as it goes on the wire (see `protocol.codec.encode`)."""
-    return encode(message)
+protocol_text = encode
+"""`protocol.codec.encode`, the one encoder of the wire, under the name the transports used."""
