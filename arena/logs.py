@@ -10,6 +10,8 @@ from typing import Any
 import structlog
 
 _settings: tuple[str, Path | None] = ("warning", None)
+_installed: list[logging.Handler] = []
+"""The root logger's handlers the last `configure_logging` made."""
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 """The levels a ``--log-level`` option takes (any case)."""
@@ -66,7 +68,7 @@ def configure_logging(level: str = "warning", json_file: Path | None = None) -> 
     unknown level or a ``json_file`` that cannot be written raises `LogSetupError` before
     anything is changed.
     """
-    global _settings
+    global _settings, _installed
     numeric = logging.getLevelNamesMapping()[check_log_level(level).upper()]
     shared: list[Any] = [
         structlog.contextvars.merge_contextvars,
@@ -112,6 +114,11 @@ def configure_logging(level: str = "warning", json_file: Path | None = None) -> 
     _settings = (level, json_file)
     root = logging.getLogger()
     root.handlers = handlers
+    # Closed, else each reconfiguration would leak the last JSON file's descriptor. Only the
+    # handlers made here: others on the root logger (a test runner's) belong to their owners.
+    for replaced in _installed:
+        replaced.close()
+    _installed = handlers
     root.setLevel(logging.DEBUG if json_file is not None else numeric)
     structlog.configure(
         processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],

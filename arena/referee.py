@@ -16,6 +16,7 @@ timeout: it spends nothing and is asked again, as without a bank.
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -354,6 +355,18 @@ class _Table:
         await self.broadcast(penalty, to=frozenset({seat}))
         return fallback, True
 
+    async def _decide_together(self, due: Sequence[int]) -> list[tuple[Any, bool]]:
+        """`decide` for each seat in ``due`` at once. A task group, not gather: when one ask
+        raises (`ServerLost`, a bug) the others are cancelled, instead of running out their
+        deadlines and then sending errors and penalties to seats of a stopped match."""
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(self.decide(seat)) for seat in due]
+        except BaseExceptionGroup as failed:
+            # The first failure itself, as a lone seat's would be; the group is its context.
+            raise failed.exceptions[0]  # noqa: B904 - "from" would replace its own cause
+        return [task.result() for task in tasks]
+
     async def run(self) -> PlayedGame:
         game = self.game
         await self.flush_events()
@@ -364,7 +377,7 @@ class _Table:
             if len(due) == 1:
                 choices = [await self.decide(due[0])]
             else:
-                choices = list(await asyncio.gather(*(self.decide(seat) for seat in due)))
+                choices = await self._decide_together(due)
             for seat, (action, fallback) in zip(due, choices, strict=True):
                 game.apply(seat, action)
                 self.decisions += 1
@@ -390,14 +403,14 @@ async def play_game(
     retries: int = 1,
     recorder: Recorder | None = None,
     time_bank: TimeBank | None = None,
-    reveal: bool = True,
+    reveal: bool = False,
 ) -> PlayedGame:
     """Play one game of ``game_kind`` between ``seats`` and return its outcome.
 
     ``time_bank`` (keyed by the names in ``players``) lets late answers spend a match-long
     reserve; pass the same bank to every game of a match. ``reveal`` writes the seed to the
     record after the game: right for a lone game, wrong inside a match, whose later games the
-    seed would give away (a `MatchFrame` reveals it once, at the end).
+    seed would give away (a `MatchFrame` reveals it once, at the end), so off unless asked.
     """
     kind = canonical_name(game_kind)
     spec = get_spec(kind)
@@ -448,18 +461,20 @@ async def play_game(
         )
     played = await table.run()
     result = played.result
+    # Recorded before any bot sees it, and deep-copied: an in-process bot gets the object itself,
+    # whose lists and dicts are not frozen, and must not reach the record or the engine's result.
     end = GameEnd(
         scores=list(result.scores),
         winners=list(result.winners),
         reason=result.reason,
-        detail=dict(result.detail),
+        detail=copy.deepcopy(dict(result.detail)),
     )
-    await table.broadcast(end)
     table.record(
         {"type": "result", **end.model_dump(mode="json"), "penalties": list(played.penalties)}
     )
     if reveal:
         table.record({"type": "reveal", "seed": seed.hex()})
+    await table.broadcast(end)
     table.log.debug("game_over", reason=result.reason, scores=list(result.scores))
     return played
 

@@ -25,7 +25,9 @@ stops a league from storing its matches; while it is open the file has ``-wal`` 
 companions in its directory. A read or write that finds the file locked by another writer
 retries for up to ``timeout_s`` (`LOCK_TIMEOUT_S`), then fails with a `StoreError`. Opening
 refuses a file that is not a results file (another program's tables, or ours with other
-columns) and writes nothing into it; ``read_only`` opening writes nothing at all.
+columns) and writes nothing into it; ``read_only`` opening writes nothing at all. A store may
+be used from any thread, one call at a time (a league on a server stores its matches from a
+worker thread, so that a wait for the lock never stops the event loop its tables play on).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import functools
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -150,6 +153,14 @@ def _columns() -> dict[str, tuple[str, ...]]:
         db.close()
 
 
+def _connect(target: str | Path, busy_wait: float, *, uri: bool = False) -> sqlite3.Connection:
+    # isolation_level=None: the store begins its transactions itself (`_attempt`). Any thread
+    # may call, one at a time (`ResultStore._lock`).
+    return sqlite3.connect(
+        target, uri=uri, timeout=busy_wait, isolation_level=None, check_same_thread=False
+    )
+
+
 def _no_shm_here(exc: sqlite3.Error) -> bool:
     """Whether ``exc`` says SQLite cannot make a WAL file's -shm beside it: SQLITE_CANTOPEN
     from some SQLite versions, SQLITE_READONLY_DIRECTORY from others (3.40: "attempt to write
@@ -209,14 +220,14 @@ class ResultStore:
         self.read_only = read_only
         self.timeout_s = LOCK_TIMEOUT_S if timeout_s is None else timeout_s
         busy_wait = min(self.timeout_s, _BUSY_WAIT_S)
+        self._lock = threading.RLock()
         try:
             if read_only:
                 self._db = self._connect_read_only(busy_wait)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 _owner_only(path)
-                # isolation_level=None: the store begins its transactions itself (`_attempt`).
-                self._db = sqlite3.connect(path, timeout=busy_wait, isolation_level=None)
+                self._db = _connect(path, busy_wait)
         except sqlite3.Error as exc:
             raise StoreError(f"{path}: cannot use as a results database: {exc}") from None
         except OSError as exc:
@@ -238,7 +249,8 @@ class ResultStore:
 
     def close(self) -> None:
         try:
-            self._db.close()
+            with self._lock:
+                self._db.close()
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot close the results database: {exc}") from None
 
@@ -251,11 +263,11 @@ class ResultStore:
             # (only a connection that may write removes them). A writable connection told to
             # refuse every change removes them; with no -wal file before it there is nothing for
             # its close to fold into the file, so not a byte of the file changes.
-            db = sqlite3.connect(self.path, timeout=busy_wait, isolation_level=None)
+            db = _connect(self.path, busy_wait)
             db.execute("PRAGMA query_only = ON")
             return db
         uri = self.path.absolute().as_uri() + "?mode=ro"
-        db = sqlite3.connect(uri, uri=True, timeout=busy_wait, isolation_level=None)
+        db = _connect(uri, busy_wait, uri=True)
         try:
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except sqlite3.Error as exc:
@@ -266,9 +278,7 @@ class ResultStore:
             # -shm file it reads through. Without a -wal file no writer is at work (nor could one
             # start there), so reading the file as immutable is safe.
             db.close()
-            db = sqlite3.connect(
-                uri + "&immutable=1", uri=True, timeout=busy_wait, isolation_level=None
-            )
+            db = _connect(uri + "&immutable=1", busy_wait, uri=True)
         return db
 
     def _writable_here(self) -> bool:
@@ -376,29 +386,32 @@ class ResultStore:
         """``op`` (within ``begin`` … COMMIT unless ``begin`` is None), tried again with a
         growing pause while another connection holds a lock, for up to ``timeout_s``. Every
         SQLite error becomes a one-line `StoreError` naming the file: ``cannot {what}: …``."""
-        deadline = time.monotonic() + self.timeout_s
-        pause = _FIRST_PAUSE_S
-        while True:
-            try:
-                return self._once(op, begin)
-            except sqlite3.OperationalError as exc:
-                if not _busy(exc):
-                    error = StoreError
-                    if getattr(exc, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_READONLY:
-                        error = ReadOnlyStoreError
-                    raise error(f"{self.path}: cannot {what}: {self._why(exc)}") from None
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise StoreError(
-                        f"{self.path}: cannot {what}: another program kept the file locked "
-                        f"for {self.timeout_s:g} s ({exc}); stop it or wait, then try again"
-                    ) from None
-                time.sleep(min(pause, left))
-                pause = min(2 * pause, _MAX_PAUSE_S)
-            except sqlite3.DatabaseError as exc:
-                raise StoreError(f"{self.path}: cannot {what}: {exc}") from None
-            except json.JSONDecodeError as exc:
-                raise StoreError(f"{self.path}: cannot {what}: damaged JSON ({exc})") from None
+        # Held for the whole transaction and its retries: the connection is shared by threads.
+        with self._lock:
+            deadline = time.monotonic() + self.timeout_s
+            pause = _FIRST_PAUSE_S
+            while True:
+                try:
+                    return self._once(op, begin)
+                except sqlite3.OperationalError as exc:
+                    if not _busy(exc):
+                        error = StoreError
+                        code = getattr(exc, "sqlite_errorcode", 0)
+                        if code & 0xFF == sqlite3.SQLITE_READONLY:
+                            error = ReadOnlyStoreError
+                        raise error(f"{self.path}: cannot {what}: {self._why(exc)}") from None
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise StoreError(
+                            f"{self.path}: cannot {what}: another program kept the file locked "
+                            f"for {self.timeout_s:g} s ({exc}); stop it or wait, then try again"
+                        ) from None
+                    time.sleep(min(pause, left))
+                    pause = min(2 * pause, _MAX_PAUSE_S)
+                except sqlite3.DatabaseError as exc:
+                    raise StoreError(f"{self.path}: cannot {what}: {exc}") from None
+                except json.JSONDecodeError as exc:
+                    raise StoreError(f"{self.path}: cannot {what}: damaged JSON ({exc})") from None
 
     def _why(self, exc: sqlite3.OperationalError) -> str:
         """SQLite's reason, with a hint where its own words mislead: an existing file it

@@ -447,7 +447,8 @@ class BotClient:
         try:
             await call
         except Exception as exc:  # a bot's bug must not end its session
-            self.log.warning("bot_handler_failed", handler=what, error=repr(exc))
+            # With the traceback: the bot's author needs to see where it failed.
+            self.log.warning("bot_handler_failed", handler=what, error=repr(exc), exc_info=exc)
 
     async def _answer(self, adapter: ServerAdapter, request: Request) -> None:
         bot = self._bot_for(request.observation.game)
@@ -457,7 +458,7 @@ class BotClient:
         except Exception as exc:
             # No answer: the referee's deadline runs out and it plays the fallback, as for any
             # seat that stays silent.
-            self.log.warning("bot_failed", seq=request.seq, error=repr(exc))
+            self.log.warning("bot_failed", seq=request.seq, error=repr(exc), exc_info=exc)
             return
         think_ms = (time.perf_counter() - started) * 1000
         self.decisions += 1

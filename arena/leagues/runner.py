@@ -13,7 +13,7 @@ import contextlib
 import os
 import queue as queue_module
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -123,9 +123,8 @@ def run_league(
         on_start(len(todo), len(plans))
     played = 0
 
-    def save(outcome: MatchOutcome) -> None:
+    def note(outcome: MatchOutcome, stored: bool) -> None:
         nonlocal played
-        stored = store.save_match(league, outcome, replace=restart)
         played += 1
         log.info(
             "match_stored" if stored else "match_already_stored",
@@ -137,11 +136,21 @@ def run_league(
         if on_match is not None:
             on_match(outcome)
 
+    def save(outcome: MatchOutcome) -> None:
+        note(outcome, store.save_match(league, outcome, replace=restart))
+
+    async def save_off_loop(outcome: MatchOutcome) -> None:
+        # Every table of a league on a server plays on this event loop: a write waiting for the
+        # file's lock (up to the store's timeout) must not freeze the other tables' referees,
+        # whose bots would be timed through the stall. The thread only writes; the rest stays
+        # here.
+        note(outcome, await asyncio.to_thread(store.save_match, league, outcome, replace=restart))
+
     jobs = min(default_jobs(config), max(1, len(todo)))
     incomplete: LeagueIncompleteError | None = None
     if config.server is not None:
         try:
-            asyncio.run(_on_server(config, todo, jobs, save, on_games))
+            asyncio.run(_on_server(config, todo, jobs, save_off_loop, on_games))
         except LeagueIncompleteError as exc:
             incomplete = exc
     elif jobs == 1:
@@ -246,7 +255,7 @@ async def _on_server(
     config: LeagueConfig,
     todo: Sequence[MatchPlan],
     jobs: int,
-    save: Callable[[MatchOutcome], None],
+    save: Callable[[MatchOutcome], Awaitable[None]],
     on_games: GamesDone | None,
 ) -> None:
     from arena.server.remote import play_on_server
@@ -270,7 +279,7 @@ async def _on_server(
                 start_timeout_s=config.start_timeout_s,
                 label=f"{config.name}: {plan.key}",
             )
-        save(outcome)
+        await save(outcome)
 
     results = await asyncio.gather(*(one(plan) for plan in todo), return_exceptions=True)
     # Every other match has finished and is stored; then the failures are reported together.

@@ -171,7 +171,7 @@ async def play_table_game(
     *,
     deadline_ms: int,
     recorder: Recorder | None = None,
-    reveal: bool = True,
+    reveal: bool = False,
     time_bank: TimeBank | None = None,
 ) -> TableGame:
     """Game ``game`` of a table: player i (``names[i]`` at ``seats[i]``) seated by the

@@ -120,7 +120,7 @@ async def play_seats(
     match_id: str = "m",
     deadline_ms: int = 5000,
     recorder: Recorder | None = None,
-    reveal: bool = True,
+    reveal: bool = False,
     time_bank: TimeBank | None = None,
 ) -> PlayedGame:
     """One game through the referee between any seats (in-process or on a server), written to

@@ -31,6 +31,7 @@ from typing import Any, Final
 
 from arena.dealing import MatchSeed
 from arena.games.mahjong.rules import SEATS, MahjongRules
+from arena.games.mahjong.tiles import MahjongError
 from arena.matches.bot_seeds import seeded_options
 from arena.matches.stats import Interval, mean_interval, proportion_interval, spread_free
 from arena.records import Recorder
@@ -423,7 +424,9 @@ async def play_match(
         await frame.finish()
     finally:
         frame.close()
-    assert sum(p.points for p in result.programs) == 0, "a match is zero-sum"
+    points = [p.points for p in result.programs]
+    if sum(points) != 0:  # not an assert: `python -O` would drop it
+        raise MahjongError(f"the programs' points {points} are not zero-sum")
     return result
 
 

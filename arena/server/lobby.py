@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,6 +21,12 @@ from protocol.codec import name_problem
 from protocol.messages import Error, ErrorCode, Hello, Welcome
 
 log = structlog.get_logger(__name__)
+
+
+def _same_secret(given: str, secret: str) -> bool:
+    """In constant time, so that a guesser cannot learn a resume token from how long a refusal
+    takes; as bytes, since a hello may carry any text (compare_digest refuses non-ASCII str)."""
+    return secrets.compare_digest(given.encode(), secret.encode())
 
 
 def _replaceable(session: BotSession, link: Link) -> bool:
@@ -94,7 +101,7 @@ class Lobby:
             return Error(code=ErrorCode.AUTH_FAILED, text=f"unknown token for bot {hello.name}")
         session = self._live(hello.name)
         if session is not None:
-            if hello.resume is not None and hello.resume == session.resume_token:
+            if hello.resume is not None and _same_secret(hello.resume, session.resume_token):
                 session.wants_events = hello.events
                 session.features = frozenset(hello.features or ())
                 return Admitted(session, resumed=True)

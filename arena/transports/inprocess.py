@@ -34,12 +34,16 @@ class InProcessSeat:
             else:
                 await self.bot.on_event(message)
         except Exception as exc:  # a bot's bug must not stop the match
-            log.warning("bot_event_handler_failed", bot=self.bot.name, error=repr(exc))
+            # With the traceback: the bot's author needs to see where it failed.
+            log.warning(
+                "bot_event_handler_failed", bot=self.bot.name, error=repr(exc), exc_info=exc
+            )
 
     async def ask(self, request: Request) -> Action:
         try:
             text = await self.bot.act(request)
         except Exception as exc:
+            log.warning("bot_failed", bot=self.bot.name, seq=request.seq, exc_info=exc)
             raise SeatFailure(ErrorCode.BOT_FAILURE, f"bot raised {exc!r}") from exc
         if not isinstance(text, str):
             raise SeatFailure(

@@ -150,6 +150,16 @@ async def start_embedded_broker(broker: BrokerUrl) -> tuple[Any, BrokerLogin]:
     return await start_broker(host, port, password), BrokerLogin(SERVER_USER, password)
 
 
+async def _stop_watcher(watcher: asyncio.Task[None]) -> None:
+    """Cancel the bridge's silence watch and wait until it has stopped; an error it died of is
+    logged, not left unretrieved. (`asyncio.wait`, not awaiting the task: a cancellation of the
+    caller itself still goes through.)"""
+    watcher.cancel()
+    await asyncio.wait([watcher])
+    if not watcher.cancelled() and watcher.exception() is not None:
+        log.error("mqtt_watch_failed", exc_info=watcher.exception())
+
+
 class MqttLink:
     """A `Link` to one bot connection: publishes on its down topic."""
 
@@ -281,9 +291,15 @@ class MqttBridge:
             now = loop.time()
             for key, conn in list(self.connections.items()):
                 silent = now - self._heard.get(key, now)
-                if silent > limit:
+                if silent <= limit:
+                    continue
+                # One connection that fails to close must not end the watch: every silent bot
+                # after it, now and later, would then keep its session for ever, unlogged.
+                try:
                     conn.log.warning("mqtt_bot_silent", silent_s=round(silent, 1))
                     await conn.shut(f"no message for {limit:g} s: the session is dropped")
+                except Exception as exc:
+                    log.error("mqtt_silent_drop_failed", peer=peer_label(*key), exc_info=exc)
 
     async def run(self) -> None:
         """Serve until cancelled, reconnecting to the broker with backoff after a loss."""
@@ -317,7 +333,7 @@ class MqttBridge:
                         async for message in client.messages:
                             self._dispatch(str(message.topic), message.payload)
                     finally:
-                        watcher.cancel()
+                        await _stop_watcher(watcher)
             except MqttConfigError:
                 # Before the bridge was ever ready, the server's start reports this and stops;
                 # after, the broker worked with these settings and may again (a certificate

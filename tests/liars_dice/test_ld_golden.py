@@ -75,6 +75,7 @@ def _record(case: Case) -> list[dict[str, Any]]:
                 match_id=case.name,
                 game_id=f"g{k}",
                 recorder=recorder,
+                reveal=True,  # the golden records end with the seed, for verify
             )
 
     asyncio.run(play())

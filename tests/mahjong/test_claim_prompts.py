@@ -252,6 +252,7 @@ def referee_record(ruleset: str, path: Path, strategies: list[str], games: int) 
                     match_id="prompts",
                     game_id=f"g{number}",
                     recorder=recorder,
+                    reveal=True,  # the record ends with the seed, so verify can replay it
                 )
             )
 

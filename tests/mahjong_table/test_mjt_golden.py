@@ -50,6 +50,7 @@ def record(ruleset: str, round_index: int, hand: int, strategies: list[str]) -> 
             match_id="golden",
             game_id=f"r{round_index}h{hand}",
             recorder=recorder,
+            reveal=True,  # the golden records end with the seed, for verify
         )
     )
     return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in recorder.lines)

@@ -21,7 +21,7 @@ from mjt_walls import (
     pass_claims,
 )
 
-from arena.games.errors import IllegalActionError
+from arena.games.errors import GameError, IllegalActionError
 from arena.games.mahjong.analysis import is_winning
 from arena.games.mahjong.engine import MahjongGame
 from arena.games.mahjong.payments import TSUMO_WIN, score_win
@@ -85,7 +85,7 @@ def test_competition_the_open_kong_replacement_is_no_win() -> None:
     # The fallback discards the drawn tile, as on any turn; the hand goes on.
     assert str(game.fallback_action(2)) == "discard 4p"
     # Scoring the barred win anyway is a caller's bug, not a 槓上開花.
-    with pytest.raises(AssertionError, match="replacement after an open kong"):
+    with pytest.raises(GameError, match="replacement after an open kong"):
         score_win(game.s, 2, TSUMO_WIN, game.s.drawn, None)
 
 

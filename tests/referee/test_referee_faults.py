@@ -69,6 +69,7 @@ async def play(bot: Bot, deadline_ms: int = 2000, recorder: Recorder | None = No
         players=[bot.name],
         deadline_ms=deadline_ms,
         recorder=recorder,
+        reveal=True,  # a lone game: its record publishes the seed
     )
 
 
@@ -163,6 +164,7 @@ async def test_record_replays_and_tampering_is_caught(tmp_path: Path) -> None:
             deal={"round": 3},
             players=["scripted"],
             recorder=recorder,
+            reveal=True,
         )
     checks = verify_record(path)
     assert [c.ok for c in checks] == [True], checks[0].problems

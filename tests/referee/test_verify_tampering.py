@@ -134,6 +134,7 @@ def _played_on_their_own(seed_text: str, games: int, version: int = 2) -> list[L
                 players=["random-guess", "type5"],
                 game_id=f"g{k}",
                 recorder=recorder,
+                reveal=True,  # games on their own: each record line set publishes its seed
             )
 
     asyncio.run(play())

@@ -543,7 +543,8 @@ class MahjongGame(Game[MahjongAction]):
                     "payments": list(win.payments),
                 }
             )
-        assert sum(deltas) == 0, f"hand deltas {deltas} are not zero-sum"
+        if sum(deltas) != 0:  # not an assert: `python -O` would drop it
+            raise GameError(f"hand deltas {deltas} are not zero-sum")
         s.deltas = deltas
         s.reason = wins[0].how
         s.last = f"seat {wins[0].seat}: {wins[0].how}"

@@ -15,9 +15,11 @@ as a self-draw) and 七搶一 (paid by the seat that exposed the eighth flower, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from arena.games.errors import GameError
 from arena.games.mahjong.rules import SEATS
 from arena.games.mahjong.scoring import (
     ScoreResult,
@@ -79,9 +81,8 @@ def score_win(
     """Score ``seat``'s win on ``tile`` and settle who pays it."""
     # The legal lists never offer this win; scoring it anyway would pay a 槓上開花 the ruleset
     # forbids, so a caller that skipped them fails here rather than settling it.
-    assert not (
-        how == TSUMO_WIN and state.after_open_kong and not state.rules.open_kong_replacement_win
-    ), "the ruleset allows no win on the replacement after an open kong"
+    if how == TSUMO_WIN and state.after_open_kong and not state.rules.open_kong_replacement_win:
+        raise GameError("the ruleset allows no win on the replacement after an open kong")
     counts = list(state.counts[seat])
     if how == TSUMO_WIN:
         counts[tile] -= 1
@@ -92,7 +93,7 @@ def score_win(
     payments = settle(
         score, winner=seat, dealer=state.dealer, discarder=from_seat, rules=rules, seats=SEATS
     )
-    assert sum(payments) == 0, f"payments {payments} are not zero-sum"
+    _check_zero_sum(payments)
     return ScoredWin(seat, how, tile, from_seat, concealed, score, payments)
 
 
@@ -115,6 +116,12 @@ def score_flowers(state: HandState, seat: int, flower: int, from_seat: int | Non
     payments = settle(
         score, winner=seat, dealer=state.dealer, discarder=from_seat, rules=rules, seats=SEATS
     )
-    assert sum(payments) == 0, f"payments {payments} are not zero-sum"
+    _check_zero_sum(payments)
     concealed = tuple(t for t in range(34) for _ in range(state.counts[seat][t]))
     return ScoredWin(seat, how, flower, from_seat, concealed, score, payments)
+
+
+def _check_zero_sum(payments: Sequence[int]) -> None:
+    """Every hand is zero-sum; checked with a raise, since `python -O` drops an assert."""
+    if sum(payments) != 0:
+        raise GameError(f"payments {list(payments)} are not zero-sum")

@@ -1,0 +1,107 @@
+"""Seats that decide at once (a 1A2B duel's reveals, mahjong claims): when one seat's ask raises,
+the referee stops asking the others at once instead of leaving them to run out their deadlines
+and then send errors and penalties to a match that has already stopped."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from arena.dealing import MatchSeed
+from arena.errors import ServerLost
+from arena.referee import play_game
+from arena.transports.base import SeatFailure
+from protocol.games.common import Penalty
+from protocol.messages import Action, Error, ErrorCode, Event, Request
+
+DUEL = {"mode": "duel", "digits": 2, "alphabet": "1234", "max_guesses": 1}
+"""One guess each, then both seats reveal their codes at the same time."""
+
+
+class DuelSeat:
+    """Plays the duel up to the reveal; what it does then is the test's."""
+
+    def __init__(self) -> None:
+        self.sent: list[Event | Error] = []
+        self.in_reveal = asyncio.Event()
+
+    async def send(self, message: Event | Error) -> None:
+        self.sent.append(message)
+
+    async def ask(self, request: Request) -> Action:
+        hint = request.hint or ""
+        if hint.startswith("reveal"):
+            self.in_reveal.set()
+            return await self.reveal(request)
+        text = "guess 12" if hint.startswith("guess") else (request.legal or ["?"])[0]
+        return Action(seq=request.seq, action=text, seat=request.seat)
+
+    async def reveal(self, request: Request) -> Action:
+        return Action(seq=request.seq, action="reveal 12", seat=request.seat)
+
+
+class LostSeat(DuelSeat):
+    """Its server connection drops while the other seat is thinking about its reveal."""
+
+    def __init__(self, other: DuelSeat) -> None:
+        super().__init__()
+        self.other = other
+
+    async def reveal(self, request: Request) -> Action:
+        await self.other.in_reveal.wait()
+        raise ServerLost("the server closed the table", games=0)
+
+
+class SlowSeat(DuelSeat):
+    """Thinks about its reveal until the test lets it go, then fails (a bad answer): a decide
+    task still running would then send it an error, ask again and send it a penalty."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cancelled = False
+        self.release = asyncio.Event()
+
+    async def reveal(self, request: Request) -> Action:
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.cancelled = True
+            raise
+        raise SeatFailure(ErrorCode.BAD_MESSAGE, "garbled")
+
+
+async def test_a_seat_that_raises_cancels_the_other_seats_decision() -> None:
+    slow = SlowSeat()
+    lost = LostSeat(slow)
+    with pytest.raises(ServerLost):  # the seat's own exception, not an exception group
+        await play_game(
+            "bulls_cows",
+            [lost, slow],
+            rules=DUEL,
+            seed=MatchSeed.from_text("simultaneous"),
+            deal={"game_index": 0},
+            players=["lost", "slow"],
+            deadline_ms=3_600_000,
+        )
+    # Cancelled before play_game returned: nothing of the match is left running.
+    assert slow.cancelled
+    slow.release.set()
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not [m for m in slow.sent if isinstance(m, Error)]
+    assert not [m for m in slow.sent if isinstance(m, Event) and isinstance(m.payload, Penalty)]
+
+
+async def test_a_simultaneous_decision_still_plays_every_seat() -> None:
+    """Without a failure both reveals are taken, in seat order."""
+    played = await play_game(
+        "bulls_cows",
+        [DuelSeat(), DuelSeat()],
+        rules=DUEL,
+        seed=MatchSeed.from_text("simultaneous"),
+        deal={"game_index": 0},
+        players=["a", "b"],
+    )
+    assert played.penalties == (0, 0)
+    assert played.result.detail["revealed"] == ["12", "12"]
