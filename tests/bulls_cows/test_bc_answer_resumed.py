@@ -25,7 +25,7 @@ def observation(
         alphabet=ALPHABET,
         seat=1,
         max_guesses=20,
-        phase=phase,  # type: ignore[arg-type]
+        phase=phase,
         to_act=[1],
         guesses=[],
         answers=answers,

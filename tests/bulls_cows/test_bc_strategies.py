@@ -221,12 +221,14 @@ def test_super_comparison_prefers_a_consistent_code_on_ties() -> None:
 
 def test_entropy_is_sound_and_better_than_super_comparison() -> None:
     entropy = walk_tree(EntropyGuesser(), code_space())
+    assert entropy.mean is not None
     assert entropy.maximum == 6 and entropy.mean < 4.72
 
 
 def test_every_sound_guesser_beats_the_evader_in_seven() -> None:
     for name in ("random", "frequency", "super-comparison", "entropy", "optimal"):
         report = evaluate_evader(name, code_space(), runs=10)
+        assert report.maximum is not None, name
         assert report.unsolved == 0 and report.maximum <= 7, name
 
 
@@ -254,7 +256,7 @@ def test_optimal_subtrees_are_exact_on_small_classes() -> None:
     for text in ("2A0B", "1A2B", "0A3B"):
         secrets = np.flatnonzero(space.table[first] == space.parse_feedback(text))
         cost, _ = search.solve(secrets.astype(np.int64), 10**9)
-        depths = []
+        depths: list[int] = []
 
         def walk(node: dict, remaining: np.ndarray, depth: int, out: list[int]) -> None:
             g = space.index[node["guess"]]

@@ -28,7 +28,8 @@ SEED = MatchSeed.from_text("audit-verdict-cells")
 def _binomial_two_sided(k: int, n: int, p: Fraction) -> Fraction:
     """min(P(X ≥ k), P(X ≤ k)) doubled, capped at 1, summed exactly over the binomial law."""
     pmf = [math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(n + 1)]
-    return min(Fraction(1), 2 * min(sum(pmf[k:]), sum(pmf[: k + 1])))
+    upper, lower = sum(pmf[k:], Fraction(0)), sum(pmf[: k + 1], Fraction(0))
+    return min(Fraction(1), 2 * min(upper, lower))
 
 
 def _table(walls: int) -> np.ndarray:
@@ -80,7 +81,7 @@ def test_pattern_z_uses_the_se_of_four_dependent_hands() -> None:
     decks = np.argsort(rng.random((deals, 52)), axis=1)
     names = _pattern_names(decks)
     tally = BridgeTally()
-    tally.add(decks)
+    tally.add(decks.astype(np.uint8))  # shuffled orders are uint8, as BridgeTally.add takes
     rows = {row["pattern"]: row for row in bridge_report(tally, "sim").tallies["patterns"]}
     for pattern in ("4-4-3-2", "5-3-3-2", "5-4-3-1", "5-4-2-2", "4-3-3-3"):
         per_deal = (names == pattern).sum(axis=1)

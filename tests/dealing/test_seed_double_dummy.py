@@ -24,7 +24,7 @@ from test_deal_bridge import SEED_DEAL
 from arena.dealing.bridge import DECK, SEATS, SUIT_SIZE, BridgeDeal
 
 # The project numbers ranks A, 2, …, K within a suit; endplay names them.
-_RANKS = (Rank.RA, Rank.R2, Rank.R3, Rank.R4, Rank.R5, Rank.R6, Rank.R7)
+_RANKS: tuple[Rank, ...] = (Rank.RA, Rank.R2, Rank.R3, Rank.R4, Rank.R5, Rank.R6, Rank.R7)
 _RANKS += (Rank.R8, Rank.R9, Rank.RT, Rank.RJ, Rank.RQ, Rank.RK)
 _SUITS = (Denom.spades, Denom.hearts, Denom.diamonds, Denom.clubs)  # the project's suit order
 _PLAYERS = {"N": Player.north, "E": Player.east, "S": Player.south, "W": Player.west}

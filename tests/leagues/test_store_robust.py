@@ -151,7 +151,10 @@ def test_a_write_waits_for_a_lock_released_within_its_time(
 
 def test_undefined_numbers_are_stored_as_json_null(tmp_path: Path) -> None:
     path = tmp_path / "r.sqlite"
-    summary = {"ci": {"low": -math.inf, "high": math.inf}, "list": [math.nan, 1.5, (math.inf,)]}
+    summary: dict[str, object] = {
+        "ci": {"low": -math.inf, "high": math.inf},
+        "list": [math.nan, 1.5, (math.inf,)],
+    }
     with ResultStore(path) as store:
         stored = a_league(store)
         store.save_match(stored, an_outcome(summary))
@@ -486,7 +489,7 @@ def test_sqlite_saying_it_cannot_make_the_shm_file_either_way_is_recognised() ->
 
     def error(code: int) -> sqlite3.OperationalError:
         exc = sqlite3.OperationalError("attempt to write a readonly database")
-        exc.sqlite_errorcode = code  # type: ignore[attr-defined]
+        exc.sqlite_errorcode = code
         return exc
 
     assert arena.store._no_shm_here(error(1544))

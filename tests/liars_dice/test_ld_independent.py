@@ -6,6 +6,7 @@ types, which is where both depart from the seed's "60–70% against every type".
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 from independent_sim import (
@@ -37,7 +38,7 @@ class _Scripted(random.Random):
         self.uniforms = uniforms
         self.guess = guess
 
-    def choice(self, seq):  # type: ignore[no-untyped-def]
+    def choice(self, seq: Any) -> Any:
         value = self.scripted_choices.pop(0)
         assert value in seq
         return value
@@ -62,7 +63,14 @@ def test_the_oracle_lists_figure_4_4s_candidates() -> None:
     }
 
     class Picks(_Scripted):
-        def choices(self, population, weights):  # type: ignore[no-untyped-def]
+        def choices(
+            self,
+            population: Any,
+            weights: Any = None,
+            *,
+            cum_weights: Any = None,
+            k: int = 1,
+        ) -> list[Any]:
             return [(3, 4)]
 
     assert rg_bid(own, (2, 3), Picks([], [], guess=1), sampled=imagined) == (3, 4)

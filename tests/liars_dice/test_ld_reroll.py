@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import pytest
 from hypothesis import given
@@ -32,7 +33,14 @@ ROOT = Path(__file__).parent.parent.parent
 REROLL = LiarsDiceRules(reroll=True)
 
 
-def _game(hands: list[list[int]], first: int = 0, **rules: object) -> LiarsDiceGame:
+class _OtherRules(TypedDict, total=False):
+    dice: int
+    min_open: int
+    ones_wild: bool
+    series: bool
+
+
+def _game(hands: list[list[int]], first: int = 0, **rules: Unpack[_OtherRules]) -> LiarsDiceGame:
     return LiarsDiceGame.with_dice(LiarsDiceRules(reroll=True, **rules), hands, first=first)
 
 

@@ -144,7 +144,7 @@ def test_sets_needed_rules() -> None:
     with pytest.raises(MahjongError):
         deficiency([0] * 34 + [1])
     with pytest.raises(TileCountError):
-        deficiency([1.5] + [0] * 33)
+        deficiency([1.5] + [0] * 33)  # type: ignore[arg-type]  # a non-integer count, on purpose
     hand = counts_of("123m 456p 789s 1122z 5m")
     assert deficiency(tuple(hand)) == deficiency(np.array(hand, dtype=np.int8)) == 1
 

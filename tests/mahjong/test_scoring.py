@@ -232,6 +232,7 @@ def test_discard_into_a_chow_keeps_the_pung_concealed() -> None:
         parse_tiles("777m99m22234p555s"), parse_melds("chi:123m"), parse_tile("2p"), _ctx()
     )
     assert result.win_set == ("chow", parse_tile("2p"))
+    assert result.decomposition is not None
     assert ("pung", parse_tile("2p")) in result.decomposition.sets
 
 

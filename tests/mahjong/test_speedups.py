@@ -30,7 +30,7 @@ from arena.games.mahjong.tables import get_tables
 from arena.games.mahjong.tiles import parse_tiles, to_counts
 
 # The module itself: the package exports a function of the same name.
-deficiency_module = importlib.import_module("arena.games.mahjong.deficiency")
+deficiency_module: Any = importlib.import_module("arena.games.mahjong.deficiency")
 
 needs_c = pytest.mark.skipif(
     speedups.c_is_winning is None, reason="the C checks are not built in this environment"

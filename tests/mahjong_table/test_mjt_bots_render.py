@@ -108,7 +108,7 @@ def test_per_seat_draws_do_not_depend_on_the_calls() -> None:
 
 
 def test_render_every_event_kind() -> None:
-    payloads = [
+    payloads: list[dict[str, object]] = [
         {
             "game": "mahjong",
             "kind": "hand_start",

@@ -198,7 +198,8 @@ def test_a_flower_between_the_open_kong_and_its_replacement_changes_nothing(
     game = game_on(wall, rules)
     act(game, 0, "discard 5s")
     act(game, 2, "kong")
-    assert game.observation(2).drawn == "4p" and game.observation(2).flowers[2] == ["1f"]
+    flowers = game.observation(2).flowers
+    assert game.observation(2).drawn == "4p" and flowers is not None and flowers[2] == ["1f"]
     assert ("tsumo" in legal_texts(game, 2)) is allowed
     if allowed:
         act(game, 2, "tsumo")

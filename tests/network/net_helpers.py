@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import shutil
@@ -100,7 +101,7 @@ async def clients(
             {game: bot},
             name=name,
             token=(token or {}).get(name),
-            adapter_factory=lambda name=name: adapter_for(url, name),
+            adapter_factory=functools.partial(adapter_for, url, name),
             backoff=Backoff(first_s=0.05, most_s=0.5),
         )
         for name, bot in bots.items()
@@ -108,7 +109,7 @@ async def clients(
     tasks = [asyncio.create_task(client.run()) for client in made.values()]
     try:
         for name, client in made.items():
-            await wait_until(lambda c=client: c.welcomed.is_set(), f"welcome of {name}")
+            await wait_until(client.welcomed.is_set, f"welcome of {name}")
         yield made
     finally:
         for client in made.values():
@@ -320,7 +321,7 @@ DUEL = {"mode": "duel", "digits": 3, "alphabet": "123456789", "max_guesses": 20}
 
 
 async def play_duel_game(
-    seats: list[Seat],
+    seats: Sequence[Seat],
     seed: str,
     game_index: int = 0,
     *,
@@ -405,7 +406,7 @@ def dice_bot_clients(url: str, prefix: str, count: int) -> list[BotClient]:
         BotClient(
             {"liars_dice": make_bot("liars_dice", "random-guess")},
             name=f"{prefix}{i}",
-            adapter_factory=lambda i=i: adapter_for(url, f"{prefix}{i}"),
+            adapter_factory=functools.partial(adapter_for, url, f"{prefix}{i}"),
             backoff=Backoff(first_s=0.05, most_s=0.5),
         )
         for i in range(count)

@@ -35,7 +35,7 @@ async def test_a_topic_pair_closed_for_flood_gets_no_more_answers(
         with caplog.at_level(logging.INFO):
             for _ in range(6):
                 await bot.publish(UP, b"not json", qos=1)
-            seen = []
+            seen: list[str] = []
             while not seen or seen[-1] != "bye":
                 message = await next_json(bot, 10)
                 assert message is not None, f"no flood error and bye, only {seen}"

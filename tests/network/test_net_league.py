@@ -54,8 +54,8 @@ async def test_a_league_on_a_server_gives_the_in_process_games(tmp_path: Path) -
                 "league", str(config), "--db", db, "--server", ws_url(server), "--json"
             )
     assert remote["matches_played"] == 1
-    (match,) = remote["matches"]  # type: ignore[misc]
-    (local_match,) = local["matches"]  # type: ignore[misc]
+    (match,) = remote["matches"]
+    (local_match,) = local["matches"]
     assert match["match"] == local_match["match"] == "g1 vs g2 vs g3 vs g4"
     players = match["summary"]["players"]
     assert without_names(players) == without_names(local_match["summary"]["players"])
@@ -105,7 +105,7 @@ async def test_disjoint_pairings_play_at_once_and_every_match_is_stored(tmp_path
             )
     assert both["matches_played"] == alone["matches_played"] == 6
     assert both["standings"] == alone["standings"]
-    assert sum(row["score"] for row in both["standings"]) == 6 * 12  # type: ignore[union-attr]
+    assert sum(row["score"] for row in both["standings"]) == 6 * 12
 
 
 async def test_matches_whose_bots_never_come_are_reported_and_the_rest_stored(

@@ -4,6 +4,7 @@ result."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from arena.dealing import MatchSeed
@@ -63,7 +64,7 @@ async def test_a_bot_that_mutates_the_game_end_changes_nothing_else() -> None:
     assert "forged" not in result["detail"]
     assert result["detail"]["deltas"] == EXPECTED_PAYMENTS
     assert result["detail"]["wins"][0]["payments"] == EXPECTED_PAYMENTS
-    detail: dict[str, Any] = played.result.detail
+    detail: Mapping[str, Any] = played.result.detail
     assert list(played.result.scores) == EXPECTED_SCORES
     assert "forged" not in detail
     assert detail["deltas"] == EXPECTED_PAYMENTS

@@ -8,7 +8,7 @@ import dataclasses
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import pytest
 
@@ -29,10 +29,14 @@ GOLDEN_RON = Path(__file__).parents[1] / "mahjong_table" / "golden" / "r1_added_
 """A hand that ends in a ron (seat 1 on seat 0's discard)."""
 
 
+class _Reveal(TypedDict, total=False):
+    reveal: bool
+
+
 async def test_a_game_keeps_its_seed_out_of_the_record_unless_asked() -> None:
     seed = MatchSeed.from_text("keep-it")
 
-    async def record(**reveal: bool) -> list[dict[str, Any]]:
+    async def record(**reveal: Unpack[_Reveal]) -> list[dict[str, Any]]:
         bot = make_bot("bulls_cows", "entropy", {}, name="solver")
         recorder = MemoryRecorder()
         await play_game(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -115,7 +116,8 @@ def test_each_request_tells_the_bot_what_is_left_of_its_bank(bank_ms: int | None
         return
     assert slow.banks[0] == bank_ms
     assert all(isinstance(left, int) for left in slow.banks)
-    assert slow.banks == sorted(slow.banks, reverse=True) and slow.banks[-1] < bank_ms
+    banks = cast(list[int], slow.banks)  # no None: checked just above
+    assert banks == sorted(banks, reverse=True) and banks[-1] < bank_ms
 
 
 class ResumedSeat(InProcessSeat):
