@@ -20,7 +20,8 @@ from arena.dealing import MatchSeed
 from arena.games.liars_dice.rules import LiarsDiceRules
 from arena.games.mahjong.rules import load_ruleset
 from arena.games.registry import get_spec
-from arena.referee import MatchFrame, play_game
+from arena.matches.frame import MatchFrame
+from arena.referee import play_game
 from arena.transports.base import Seat
 from arena.transports.inprocess import InProcessSeat
 from bots.registry import make_bot

@@ -11,6 +11,10 @@ and the overrun is spent from the bank; an answer the bank cannot cover (or none
 the bank and plays the fallback at once, without a re-ask. A ``late`` that the seat reports
 itself (a server's word that the bot is gone, or came back while a request was pending) is no
 timeout: it spends nothing and is asked again, as without a bank.
+
+The referee plays games; what frames a match (`arena.matches.frame`) and who sits where
+(`arena.matches.seating`) belong to the match formats, which import the referee, never the
+reverse.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 import structlog
 
@@ -33,7 +37,7 @@ from arena.games.errors import IllegalActionError, InvalidActionError, RulesetEr
 from arena.games.registry import canonical_name, get_spec
 from arena.records import RECORD_VERSION, Recorder
 from arena.transports.base import Seat, SeatFailure
-from protocol.games.common import GameEnd, GameKind, GameStart, MatchEnd, MatchStart, Penalty
+from protocol.games.common import GameEnd, GameStart, Penalty
 from protocol.messages import Error, ErrorCode, Event, Request
 
 log = structlog.get_logger(__name__)
@@ -477,131 +481,3 @@ async def play_game(
     await table.broadcast(end)
     table.log.debug("game_over", reason=result.reason, scores=list(result.scores))
     return played
-
-
-SEATING_RULES = ("alternate", "permutations", "mahjong-rotate", "mahjong-ab")
-"""How a match seats its players, game by game (``players`` as the match line lists them):
-``alternate`` — a duel, the order reversed in odd games; ``permutations`` — a table, game k in
-the (k mod N!)-th ordering; ``mahjong-rotate`` / ``mahjong-ab`` — the competition match, by round
-(`arena.matches.mahjong.seating`)."""
-
-
-def seat_order(rule: str, game: int, players: int) -> tuple[int, ...]:
-    """Which player (index into the match's players) sits at each seat in game ``game``."""
-    if rule == "alternate":
-        return (0, 1) if game % 2 == 0 else (1, 0)
-    if rule == "permutations":
-        from arena.matches.liars_dice import seating as table_seating
-
-        return table_seating(game, players)
-    if rule in ("mahjong-rotate", "mahjong-ab"):
-        from arena.matches.mahjong import HANDS_PER_ROUND
-        from arena.matches.mahjong import seating as mahjong_seating
-
-        return mahjong_seating(rule.removeprefix("mahjong-"), game // HANDS_PER_ROUND)
-    raise ValueError(f"unknown seating rule {rule!r}; known: {', '.join(SEATING_RULES)}")
-
-
-def match_id_for(game_kind: str, seed: MatchSeed) -> str:
-    """A match's id: the game and the start of the seed's commitment. Every message a bot gets
-    carries it, so it must not contain the seed itself (a bot could then derive every deal), and
-    it must differ between matches (bots key their own random streams on it)."""
-    return f"{canonical_name(game_kind).replace('_', '-')}-{seed.commitment()[:12]}"
-
-
-@dataclass
-class MatchFrame:
-    """The frame around a match's games (commit–reveal, seed 000).
-
-    Before any deal every player is sent the seed's commitment (``match_start``) and the record
-    opens with a ``match`` line; after the last game the record gets the seed and the totals
-    once (a ``reveal`` line: a record read while the match runs does not give later deals away)
-    and every player is sent them (``match_end``). ``seats[i]`` is player ``players[i]``, in the
-    seat order of the first game; `tally` adds each game's scores by player name. `close`
-    writes the reveal even when the match stops early (nothing more is dealt from the seed), so
-    the games played can still be verified; only a finished match sends ``match_end``.
-
-    The match line also names the ``seating`` rule (which player sits where in game k: one of
-    `SEATING_RULES`, checked by `arena verify`) and the ``rules`` every game is played under.
-    """
-
-    game_kind: str
-    seed: MatchSeed
-    seats: Sequence[Seat]
-    players: Sequence[str]
-    games: int
-    recorder: Recorder | None = None
-    seating: str = "alternate"
-    rules: Mapping[str, Any] | None = None
-    match_id: str = ""
-    """Default: `match_id_for` the game and seed (the id every match should have)."""
-    totals: list[float] = field(init=False)
-    played: int = field(default=0, init=False)
-    _revealed: bool = field(default=False, init=False)
-
-    def __post_init__(self) -> None:
-        if len(set(self.players)) != len(self.players) or len(self.players) != len(self.seats):
-            raise ValueError(f"a match needs distinct player names, one per seat: {self.players}")
-        if self.seating not in SEATING_RULES:
-            raise ValueError(f"unknown seating rule {self.seating!r}; known: {SEATING_RULES}")
-        self.match_id = self.match_id or match_id_for(self.game_kind, self.seed)
-        self.totals = [0.0] * len(self.players)
-
-    async def start(self) -> None:
-        kind = self._kind()
-        commitment = self.seed.commitment()
-        if self.recorder is not None:
-            self.recorder.write(
-                {
-                    "type": "match",
-                    "record_version": RECORD_VERSION,
-                    "match": self.match_id,
-                    "game_kind": kind,
-                    "players": list(self.players),
-                    "games": self.games,
-                    "seating": self.seating,
-                    "rules": dict(self.rules or {}),
-                    "seed_commitment": commitment,
-                }
-            )
-        start = MatchStart(
-            game_kind=kind, players=list(self.players), games=self.games, seed_commitment=commitment
-        )
-        for seat, client in enumerate(self.seats):
-            await client.send(Event(match=self.match_id, seat=seat, payload=start))
-
-    def tally(self, players: Sequence[str], scores: Sequence[float]) -> None:
-        """One game's scores, ``scores[s]`` won by ``players[s]``."""
-        for name, score in zip(players, scores, strict=True):
-            self.totals[self.players.index(name)] += float(score)
-        self.played += 1
-
-    async def finish(self) -> None:
-        """The match is over: reveal the seed to the record and to every player."""
-        self.close()
-        end = MatchEnd(seed=self.seed.hex(), totals=list(self.totals))
-        for seat, client in enumerate(self.seats):
-            await client.send(Event(match=self.match_id, seat=seat, payload=end))
-
-    def close(self) -> None:
-        """Write the reveal line (once)."""
-        if self._revealed:
-            return
-        self._revealed = True
-        if self.recorder is not None:
-            self.recorder.write(
-                {
-                    "type": "reveal",
-                    "match": self.match_id,
-                    "seed": self.seed.hex(),
-                    "games": self.played,
-                    "totals": list(self.totals),
-                }
-            )
-
-    def _kind(self) -> GameKind:
-        kind = canonical_name(self.game_kind)
-        for known in get_args(GameKind):
-            if kind == known:
-                return known
-        raise ValueError(f"no match frame for game {kind!r}")

@@ -19,13 +19,13 @@ from arena.dealing.commit import published_commitment
 from arena.games.base import Game, GameResult, GameSpec
 from arena.games.errors import GameError
 from arena.games.registry import canonical_name, get_spec
+from arena.matches.frame import match_id_for
 from arena.records import (
     READABLE_RECORD_VERSIONS,
     RecordError,
     read_lines,
     split_matches,
 )
-from arena.referee import match_id_for
 from arena.replay_checks import (
     DECISION,
     FAILURE,

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.dealing import DealingError, verify_commitment
+from arena.matches.frame import match_id_for
 from arena.records import MatchLines
-from arena.referee import match_id_for
 from protocol.messages import ErrorCode
 
 
@@ -59,10 +59,6 @@ def _list_of(item: Callable[[Any], bool]) -> Callable[[Any], bool]:
     return lambda value: type(value) is list and all(item(x) for x in value)
 
 
-def _is_audience(value: Any) -> bool:
-    return value is None or _list_of(_is_count)(value)
-
-
 def _is_code(value: Any) -> bool:
     return type(value) is str and value in {code.value for code in ErrorCode}
 
@@ -101,7 +97,6 @@ MATCH_REVEAL = {
     "totals": Field(_list_of(lambda x: type(x) is float), "a list of numbers with a decimal point"),
 }
 GAME_REVEAL = {"seed": TEXT}
-EVENT = {"to": Field(_is_audience, "null or a list of seats"), "payload": OBJECT}
 DECISION = {"seat": INTEGER, "action": TEXT}
 FALLBACK = {"fallback": Field(lambda value: value is True, "true (the referee writes no false)")}
 FAILURE = {

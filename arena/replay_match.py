@@ -13,8 +13,9 @@ from typing import Any
 
 from arena.dealing import DealingError, MatchSeed, verify_commitment
 from arena.dealing.commit import published_commitment, revealed_seed
+from arena.matches.frame import match_id_for
+from arena.matches.seating import seat_order
 from arena.records import RECORD_VERSION, MatchLines
-from arena.referee import match_id_for, seat_order
 from arena.replay_checks import (
     HEADER,
     MATCH,

@@ -24,18 +24,17 @@ The file is in WAL journal mode, so a program reading it (``sqlite3`` in another
 stops a league from storing its matches; while it is open the file has ``-wal`` and ``-shm``
 companions in its directory. A read or write that finds the file locked by another writer
 retries for up to ``timeout_s`` (`LOCK_TIMEOUT_S`), then fails with a `StoreError`. Opening
-refuses a file that is not a results file (another program's tables, or ours with other
-columns) and writes nothing into it; ``read_only`` opening writes nothing at all. A store may
-be used from any thread, one call at a time (a league on a server stores its matches from a
-worker thread, so that a wait for the lock never stops the event loop its tables play on).
+(`arena.store_open`) refuses a file that is not a results file (another program's tables, or
+ours with other columns) and writes nothing into it; ``read_only`` opening writes nothing at
+all. A store may be used from any thread, one call at a time (a league on a server stores its
+matches from a worker thread, so that a wait for the lock never stops the event loop its tables
+play on).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
-import os
 import sqlite3
 import threading
 import time
@@ -45,11 +44,27 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from arena.errors import ArenaError
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 from arena.matches.stats import finite_json
+from arena.store_open import (
+    TABLES,
+    ReadOnlyStoreError,
+    StoreError,
+    busy,
+    check_read_only,
+    connect,
+    connect_read_only,
+    create_schema,
+    needs_schema,
+    no_shm_here,
+    owner_only,
+    use_wal,
+)
 
-SCHEMA_VERSION = 1
+# Reached through this module (``arena.store._TABLES``, ``_no_shm_here``) by tests written
+# before the opening code had a module of its own.
+_TABLES = TABLES
+_no_shm_here = no_shm_here
 
 LOCK_TIMEOUT_S = 300.0
 """How long a read or write waits for another program's lock on the file before it fails: a
@@ -60,62 +75,9 @@ _BUSY_WAIT_S = 2.0
 _FIRST_PAUSE_S = 0.05
 _MAX_PAUSE_S = 1.0
 
-_TABLES = {
-    "leagues": """
-        CREATE TABLE IF NOT EXISTS leagues (
-            id          INTEGER PRIMARY KEY,
-            name        TEXT NOT NULL,
-            game        TEXT NOT NULL,
-            seed        TEXT NOT NULL,
-            fingerprint TEXT NOT NULL,
-            config      TEXT NOT NULL,
-            created     TEXT NOT NULL,
-            finished    TEXT,
-            UNIQUE (name, fingerprint)
-        )""",
-    "matches": """
-        CREATE TABLE IF NOT EXISTS matches (
-            id          INTEGER PRIMARY KEY,
-            league_id   INTEGER NOT NULL REFERENCES leagues(id) ON DELETE CASCADE,
-            idx         INTEGER NOT NULL,
-            key         TEXT NOT NULL,
-            bots        TEXT NOT NULL,
-            seed        TEXT NOT NULL,
-            summary     TEXT NOT NULL,
-            penalties   TEXT NOT NULL,
-            seconds     REAL NOT NULL,
-            record      TEXT,
-            finished    TEXT NOT NULL,
-            UNIQUE (league_id, key)
-        )""",
-    "games": """
-        CREATE TABLE IF NOT EXISTS games (
-            match_id    INTEGER NOT NULL REFERENCES matches(id) ON DELETE CASCADE,
-            idx         INTEGER NOT NULL,
-            unit        INTEGER NOT NULL,
-            scores      TEXT NOT NULL,
-            PRIMARY KEY (match_id, idx)
-        )""",
-}
-
 _LEAGUE_COLUMNS = "id, name, game, seed, fingerprint, config, created, finished"
 
 T = TypeVar("T")
-
-
-class StoreError(ArenaError):
-    """The results file cannot be used (not SQLite, damaged, another program's file, a newer
-    schema, unwritable, locked too long)."""
-
-
-class ReadOnlyStoreError(StoreError):
-    """A write to a results file this process may only read (the file, or its directory, is
-    read-only): reading it (``read_only``) works."""
-
-
-_READONLY_DIRECTORY = 1544
-"""SQLITE_READONLY_DIRECTORY (SQLITE_READONLY | 6 << 8): a WAL file's -shm cannot be made in
-its directory. The sqlite3 module names it from Python 3.11 on, not as a constant."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,74 +100,6 @@ def _json(data: Any) -> str:
     return json.dumps(finite_json(data), ensure_ascii=False, allow_nan=False)
 
 
-@functools.cache
-def _columns() -> dict[str, tuple[str, ...]]:
-    """Each table's columns, as the schema above makes them."""
-    db = sqlite3.connect(":memory:")
-    try:
-        for create in _TABLES.values():
-            db.execute(create)
-        return {
-            table: tuple(row[1] for row in db.execute(f"PRAGMA table_info({table})"))
-            for table in _TABLES
-        }
-    finally:
-        db.close()
-
-
-def _connect(target: str | Path, busy_wait: float, *, uri: bool = False) -> sqlite3.Connection:
-    # isolation_level=None: the store begins its transactions itself (`_attempt`). Any thread
-    # may call, one at a time (`ResultStore._lock`).
-    return sqlite3.connect(
-        target, uri=uri, timeout=busy_wait, isolation_level=None, check_same_thread=False
-    )
-
-
-def _no_shm_here(exc: sqlite3.Error) -> bool:
-    """Whether ``exc`` says SQLite cannot make a WAL file's -shm beside it: SQLITE_CANTOPEN
-    from some SQLite versions, SQLITE_READONLY_DIRECTORY from others (3.40: "attempt to write
-    a readonly database", though nothing was written)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is None:
-        return False
-    return code & 0xFF == sqlite3.SQLITE_CANTOPEN or code == _READONLY_DIRECTORY
-
-
-def _busy(exc: sqlite3.OperationalError) -> bool:
-    """Whether ``exc`` is another connection's lock (worth waiting for), not a real failure."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is None:
-        return "locked" in str(exc) or "busy" in str(exc)
-    return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-
-
-RESULTS_FILE_MODE = 0o600
-"""A results file opened for writing is its owner's alone, as a record file is
-(`arena.records.RECORD_FILE_MODE`): until a league is over it holds the league's seed (its
-`leagues` row and config), from which every deal of the matches still to play follows. SQLite
-gives the -wal and -shm files beside it the same mode."""
-
-
-def _owner_only(path: Path) -> None:
-    """Create ``path`` with `RESULTS_FILE_MODE` (the umask can only narrow it) before SQLite
-    opens it, so that a league never writes its seed into a file another user of the machine
-    can read. An existing file keeps the mode its owner gave it (`chmod` it, or copy it, to
-    share the results of a finished league)."""
-    # Resolved: O_EXCL refuses a symbolic link even when its target does not exist yet, and
-    # SQLite would then make that target with the umask's mode.
-    try:
-        target = path.resolve()
-    except RuntimeError:
-        return  # a link that loops (Python 3.11 says so this way): SQLite refuses it, in one line
-    try:
-        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, RESULTS_FILE_MODE))
-    except FileExistsError:
-        pass
-    except OSError as exc:
-        # Named as given, not resolved, so that the error names it once (`ResultStore`).
-        raise OSError(exc.errno, exc.strerror, str(path)) from None
-
-
 class ResultStore:
     """The results file; use as a context manager or call `close`.
 
@@ -223,11 +117,11 @@ class ResultStore:
         self._lock = threading.RLock()
         try:
             if read_only:
-                self._db = self._connect_read_only(busy_wait)
+                self._db = connect_read_only(path, busy_wait)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                _owner_only(path)
-                self._db = _connect(path, busy_wait)
+                owner_only(path)
+                self._db = connect(path, busy_wait)
         except sqlite3.Error as exc:
             raise StoreError(f"{path}: cannot use as a results database: {exc}") from None
         except OSError as exc:
@@ -256,120 +150,17 @@ class ResultStore:
 
     # -- opening ------------------------------------------------------------------------------
 
-    def _connect_read_only(self, busy_wait: float) -> sqlite3.Connection:
-        wal_before = self.path.with_name(self.path.name + "-wal").exists()
-        if not wal_before and self._writable_here():
-            # A read-only connection to a WAL file leaves -wal and -shm behind when it closes
-            # (only a connection that may write removes them). A writable connection told to
-            # refuse every change removes them; with no -wal file before it there is nothing for
-            # its close to fold into the file, so not a byte of the file changes.
-            db = _connect(self.path, busy_wait)
-            db.execute("PRAGMA query_only = ON")
-            return db
-        uri = self.path.absolute().as_uri() + "?mode=ro"
-        db = _connect(uri, busy_wait, uri=True)
-        try:
-            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except sqlite3.Error as exc:
-            wal = self.path.with_name(self.path.name + "-wal")
-            if not _no_shm_here(exc) or wal.exists():
-                return db  # the reads that follow wait for the lock or report the failure
-            # A WAL file in a directory this process cannot write to: SQLite cannot make the
-            # -shm file it reads through. Without a -wal file no writer is at work (nor could one
-            # start there), so reading the file as immutable is safe.
-            db.close()
-            db = _connect(uri + "&immutable=1", busy_wait, uri=True)
-        return db
-
-    def _writable_here(self) -> bool:
-        return (
-            self.path.is_file()
-            and os.access(self.path, os.W_OK)
-            and os.access(self.path.parent, os.W_OK)
-        )
-
     def _open(self) -> None:
         what = "use as a results database"
+        db, path = self._db, self.path
         # Outside a transaction: SQLite ignores this pragma within one.
-        self._attempt(what, lambda: self._db.execute("PRAGMA foreign_keys = ON"), begin=None)
+        self._attempt(what, lambda: db.execute("PRAGMA foreign_keys = ON"), begin=None)
         if self.read_only:
-            self._read(what, self._check_read_only)
+            self._read(what, lambda: check_read_only(db, path))
             return
-        if self._read(what, self._needs_schema):
-            self._write(what, self._create_schema)
-        self._attempt(what, self._use_wal, begin=None)
-
-    def _inspect(self) -> tuple[int, set[str], list[str]]:
-        """The file's schema version, which of our tables it has (each checked for our columns)
-        and the names of everything else in it."""
-        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"{self.path}: results schema {version} is newer than this arena's "
-                f"({SCHEMA_VERSION}); upgrade the arena or use another --db"
-            )
-        objects = self._db.execute("SELECT type, name, tbl_name FROM sqlite_master").fetchall()
-        ours = {name for kind, name, _table in objects if kind == "table" and name in _TABLES}
-        others = sorted(
-            {
-                table
-                for _kind, name, table in objects
-                if table not in _TABLES and not name.startswith("sqlite_")
-            }
-        )
-        for table in sorted(ours):
-            have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
-            missing = [column for column in _columns()[table] if column not in have]
-            if missing:
-                raise self._not_ours(f"its {table} table has no column {', '.join(missing)}")
-        return version, ours, others
-
-    def _not_ours(self, why: str) -> StoreError:
-        return StoreError(f"{self.path} is not an arena results file ({why}); use another --db")
-
-    def _refuse_foreign(self, version: int, ours: set[str], others: list[str]) -> None:
-        # Another program's file (user_version 0 is SQLite's default). A results file may hold a
-        # user's own tables and views beside ours: its user_version says it is ours.
-        if others and (not ours or version == 0):
-            shown = ", ".join(others[:5]) + (", …" if len(others) > 5 else "")
-            raise self._not_ours(f"it holds {shown}")
-
-    def _needs_schema(self) -> bool:
-        version, ours, others = self._inspect()
-        self._refuse_foreign(version, ours, others)
-        return version < SCHEMA_VERSION or len(ours) < len(_TABLES)
-
-    def _create_schema(self) -> None:
-        # Checked again within the write transaction: another run may have made the schema (or
-        # another program its own tables) since the first look.
-        if self._needs_schema():
-            for create in _TABLES.values():
-                self._db.execute(create)
-            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-    def _check_read_only(self) -> None:
-        version, ours, others = self._inspect()
-        if not ours:
-            raise StoreError(f"{self.path} holds no arena results")
-        self._refuse_foreign(version, ours, others)
-        absent = [table for table in _TABLES if table not in ours]
-        if absent:
-            raise self._not_ours(f"it has no {', '.join(absent)} table")
-
-    def _use_wal(self) -> None:
-        # A reader of a WAL file never blocks the writer: a long query in another program
-        # cannot stop a league from storing its matches. The mode is kept in the file. Where
-        # WAL is impossible (no shared memory) SQLite keeps the old mode: still a working store.
-        (mode,) = self._db.execute("PRAGMA journal_mode").fetchone()
-        if str(mode).lower() == "wal":
-            return
-        try:
-            self._db.execute("PRAGMA journal_mode = WAL").fetchone()
-        except sqlite3.OperationalError as exc:
-            if not _busy(exc):
-                raise
-            # Another program has the file open and SQLite cannot switch under it: carry on in
-            # the old mode (the retries cover its locks) rather than wait; a later run switches.
+        if self._read(what, lambda: needs_schema(db, path)):
+            self._write(what, lambda: create_schema(db, path))
+        self._attempt(what, lambda: use_wal(db), begin=None)
 
     # -- transactions -------------------------------------------------------------------------
 
@@ -394,7 +185,7 @@ class ResultStore:
                 try:
                     return self._once(op, begin)
                 except sqlite3.OperationalError as exc:
-                    if not _busy(exc):
+                    if not busy(exc):
                         error = StoreError
                         code = getattr(exc, "sqlite_errorcode", 0)
                         if code & 0xFF == sqlite3.SQLITE_READONLY:

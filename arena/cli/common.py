@@ -365,7 +365,7 @@ def interrupted_exit() -> int:
 def interrupt_exits(record: Path | None) -> Iterator[None]:
     """Ctrl-C (or SIGTERM, SIGHUP: `stop_like_ctrl_c`) during a match: one line and exit
     `interrupted_exit` rather than typer's bare exit. A record keeps the games finished and
-    reveals the seed (`arena.referee.MatchFrame`), so it can still be verified."""
+    reveals the seed (`arena.matches.frame.MatchFrame`), so it can still be verified."""
     try:
         yield
     except KeyboardInterrupt:

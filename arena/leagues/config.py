@@ -37,6 +37,7 @@ from arena.matches.bot_seeds import UNSEEDED
 from arena.referee import DEFAULT_DEADLINE_MS
 from bots.registry import BotConfigError, make_bot, read_config
 from bots.registry import bot_names as known_strategies
+from protocol.messages import is_bot_name
 
 if TYPE_CHECKING:
     from arena.games.liars_dice.rules import LiarsDiceRules
@@ -109,6 +110,8 @@ class LeagueBot(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.#+-]+$")
+    """In-process, any 1-64 of ``A-Z a-z 0-9 _ . # + -``; on a server, a connected bot's name,
+    which the protocol keeps to ``protocol.messages.NAME_REGEX`` (no ``#`` or ``+``)."""
     bot: str | None = None
     """The strategy (`bots list`); default: a config file's ``strategy`` key, else ``name``."""
     config: Path | None = None
@@ -184,6 +187,15 @@ class LeagueConfig(BaseModel):
                     "with 'server' the bots are the connected bots of those names; their "
                     "strategy and config belong to `bots run` (found on: "
                     f"{', '.join(configured)})"
+                )
+            # A league bot's name may also hold # and + (in-process copies and variants), but
+            # no bot of such a name can connect: every match would fail at the table.
+            unconnectable = [b.name for b in self.bots if not is_bot_name(b.name)]
+            if unconnectable:
+                raise ValueError(
+                    "with 'server' the bots are connected bots, whose names are 1-64 of "
+                    "A-Z a-z 0-9 _ . - (the protocol's rule); no bot can connect as: "
+                    f"{', '.join(unconnectable)}"
                 )
             if not self.secret_seed:
                 raise ValueError(

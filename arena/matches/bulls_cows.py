@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from arena.dealing import MatchSeed
 from arena.matches.bot_seeds import bot_options
+from arena.matches.frame import MatchFrame, match_id_for
+from arena.matches.seating import seat_order
 from arena.matches.stats import Interval, difference_interval, spread_free
+from arena.referee import TimeBank, play_game
 from arena.transports.base import Seat
 
 if TYPE_CHECKING:
     from arena.records import Recorder
-    from arena.referee import TimeBank
 
 DIFF_BOUNDS = (-1.0, 1.0)
 """A game's score difference A − B: win 1 − 0, draw ½ − ½, loss 0 − 1."""
@@ -103,7 +105,6 @@ async def play_series(
     ``a`` sits first (and so starts) in the even games, ``b`` in the odd ones. ``names`` label
     the bots (default: their strategies). The games are written to ``recorder`` if given (the
     caller opens and closes it)."""
-    from arena.referee import MatchFrame, match_id_for, play_game, seat_order
     from arena.transports.inprocess import InProcessSeat
     from bots.registry import make_bot
 

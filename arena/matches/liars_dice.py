@@ -20,18 +20,18 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from itertools import permutations
 from typing import Any
 
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
 from arena.games.liars_dice import LiarsDiceRules
 from arena.matches.bot_seeds import bot_options
+from arena.matches.frame import MatchFrame
 from arena.matches.liars_dice_series import make_ld_bot, play_seats
+from arena.matches.seating import table_seating as seating
 from arena.matches.stats import Interval, exact_proportion_interval
 from arena.records import Recorder
-from arena.referee import MatchFrame, TimeBank
+from arena.referee import TimeBank
 from arena.transports.base import Seat
 
 MAX_SEATS = 5
@@ -40,18 +40,6 @@ MAX_SEATS = 5
 
 class TableError(ArenaError, ValueError):
     """A table that cannot be played as asked (too few bots, a ruleset for another number)."""
-
-
-def seating(game: int, seats: int) -> tuple[int, ...]:
-    """Which bot sits at each seat in game ``game``: the (game mod seats!)-th permutation."""
-    orderings = _orderings(seats)
-    return orderings[game % len(orderings)]
-
-
-@cache
-def _orderings(seats: int) -> tuple[tuple[int, ...], ...]:
-    # Built once per table size: every game of a table asks for its seating.
-    return tuple(permutations(range(seats)))
 
 
 def table_names(bots: Sequence[str]) -> list[str]:

@@ -38,10 +38,10 @@ from arena.games.liars_dice import (
     parse_action,
     raises_after,
 )
+from arena.matches.frame import MatchFrame
 from arena.matches.liars_dice import check_table, play_table_game
 from arena.matches.stats import Interval, exact_proportion_interval
 from arena.records import MemoryRecorder
-from arena.referee import MatchFrame
 from arena.transports.base import Seat
 from protocol.games.common import GameEnd, GameStart, MatchEnd, MatchStart, Penalty
 from protocol.games.liars_dice import (

@@ -24,18 +24,18 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from arena.dealing import MatchSeed
 from arena.games.base import GameResult
 from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
 from arena.matches.bot_seeds import bot_options
+from arena.matches.frame import MatchFrame
+from arena.matches.seating import seat_order
 from arena.matches.stats import Interval, exact_proportion_interval, proportion_interval
 from arena.records import Recorder
+from arena.referee import PlayedGame, TimeBank, play_game
 from arena.transports.base import Seat
-
-if TYPE_CHECKING:
-    from arena.referee import PlayedGame, TimeBank
 from bots.liars_dice import LiarsDiceBot
 from bots.registry import make_bot
 
@@ -127,8 +127,6 @@ async def play_seats(
     ``recorder`` when one is given (``reveal``: with the seed after it, for a game played on
     its own; a match reveals it once, at its end). The result, the decisions and each seat's
     penalties (the fallbacks it played for that seat)."""
-    from arena.referee import play_game
-
     rules = rules or LiarsDiceRules(players=len(seats))
     return await play_game(
         "liars_dice",
@@ -325,7 +323,6 @@ async def run_match(
     ``time_bank`` (keyed by the players' names) is the match's. ``names``: what the record and
     the bots call the two players (a league's names for its bots), by default ``a`` and ``b``
     on seats, the bots' own names in-process."""
-    from arena.referee import MatchFrame, seat_order
     from arena.transports.inprocess import InProcessSeat
     from bots.liars_dice.bayes import raise_failed_save
 

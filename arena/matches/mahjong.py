@@ -23,7 +23,6 @@ one without the seed can foresee a bot's choices.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,37 +32,22 @@ from arena.dealing import MatchSeed
 from arena.games.mahjong.rules import SEATS, MahjongRules
 from arena.games.mahjong.tiles import MahjongError
 from arena.matches.bot_seeds import seeded_options
+from arena.matches.frame import MatchFrame
+from arena.matches.seating import AB_ORDERS as AB_ORDERS  # re-exported: defined here once
+from arena.matches.seating import CYCLIC_ORDERS as CYCLIC_ORDERS  # re-exported: likewise
+from arena.matches.seating import HANDS_PER_ROUND
+from arena.matches.seating import mahjong_seating as seating
 from arena.matches.stats import Interval, mean_interval, proportion_interval, spread_free
 from arena.records import Recorder
-from arena.referee import (
-    DEFAULT_DEADLINE_MS,
-    MatchFrame,
-    PlayedGame,
-    TimeBank,
-    play_game,
-)
+from arena.referee import DEFAULT_DEADLINE_MS, PlayedGame, TimeBank, play_game
 from arena.transports.base import Seat
 from arena.transports.inprocess import InProcessSeat
 from bots.base import Bot
 from bots.registry import make_bot
 
 MATCH_HANDS: Final = 384
-HANDS_PER_ROUND: Final = SEATS
 LAYOUTS: Final = ("rotate", "ab")
 WINDS: Final = ("E", "S", "W", "N")
-
-CYCLIC_ORDERS: Final[tuple[tuple[int, ...], ...]] = tuple(
-    (0, *rest) for rest in itertools.permutations((1, 2, 3))
-)
-"""Seat → player for the six cyclic orders of four players."""
-AB_ORDERS: Final[tuple[tuple[int, ...], ...]] = ((0, 1, 2, 3), (0, 3, 2, 1))
-"""Seat → copy for the A/B layout; copies 0, 2 play program A and 1, 3 program B."""
-
-
-def seating(layout: str, round_index: int) -> tuple[int, ...]:
-    """Which player (``rotate``) or copy (``ab``) sits at each seat in round ``round_index``."""
-    orders = CYCLIC_ORDERS if layout == "rotate" else AB_ORDERS
-    return orders[round_index % len(orders)]
 
 
 @dataclass(frozen=True)

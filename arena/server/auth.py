@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.errors import ArenaError
-from protocol.messages import NAME_PATTERN as NAME_PATTERN  # bot and admin names, for the lobby
 from protocol.messages import is_bot_name
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")

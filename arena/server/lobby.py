@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from arena.server.auth import NAME_PATTERN, TokenStore
+from arena.server.auth import TokenStore
 from arena.server.sessions import (
     DEFAULT_JOURNAL_CAP,
     MQTT_TRANSPORT,
@@ -18,7 +18,7 @@ from arena.server.sessions import (
     SessionState,
 )
 from protocol.codec import name_problem
-from protocol.messages import Error, ErrorCode, Hello, Welcome
+from protocol.messages import Error, ErrorCode, Hello, Welcome, is_bot_name
 
 log = structlog.get_logger(__name__)
 
@@ -90,7 +90,7 @@ class Lobby:
         already in use (``name_in_use``) and a resume token that matches no session
         (``resume_unknown``) are refusals a bot can recover from, so they have codes of their
         own."""
-        if not NAME_PATTERN.match(hello.name):
+        if not is_bot_name(hello.name):
             # `Hello` already refuses such a name as a malformed message; this is a second line.
             return Error(
                 code=ErrorCode.BAD_MESSAGE,
@@ -196,7 +196,7 @@ class Lobby:
         if len(set(names)) != len(names):
             return Error(code=ErrorCode.BAD_MESSAGE, text="a bot can take only one seat")
         for name in names:
-            if not NAME_PATTERN.match(name):
+            if not is_bot_name(name):
                 return Error(code=ErrorCode.BAD_MESSAGE, text=f"bots: {name_problem(name)}")
         waiting: list[str] = []
 

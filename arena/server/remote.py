@@ -31,12 +31,11 @@ from arena.server.wire import (
     StatusQuery,
     StatusReport,
     TableOpened,
-    encode_admin,
     parse_admin,
 )
 from arena.transports.base import Seat
 from arena.transports.websocket import WebSocketSeat
-from protocol.codec import MAX_MESSAGE_BYTES, ProtocolError
+from protocol.codec import MAX_MESSAGE_BYTES, ProtocolError, encode
 from protocol.messages import Bye, Error, ErrorCode
 
 T = TypeVar("T")
@@ -104,7 +103,7 @@ async def _send(connection: ClientConnection, message: AdminMessage) -> None:
     league reports it among the matches not played, ``arena match`` as one line, where the
     library's own exception would be taken for a bug."""
     try:
-        await connection.send(encode_admin(message))
+        await connection.send(encode(message))
     except ConnectionClosed as exc:
         raise _closed(exc) from None
 

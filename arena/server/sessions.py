@@ -21,7 +21,6 @@ from typing import Any, Protocol
 
 import structlog
 
-from arena.server.wire import protocol_text
 from protocol.codec import encode
 from protocol.games.common import GameStart
 from protocol.messages import Action, Bye, Error, ErrorCode, Event, Request
@@ -171,7 +170,7 @@ class Frame:
     @classmethod
     def of(cls, message: Event | Error | Request) -> Frame:
         return cls(
-            protocol_text(message),
+            encode(message),
             message.type,
             message.seq,
             message.seat,

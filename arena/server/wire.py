@@ -153,7 +153,5 @@ def parse_admin(raw: str | bytes, max_bytes: int) -> AdminAny:
 
 
 encode_admin = encode
-"""`protocol.codec.encode`, the one encoder of the wire, under the name the admin side used."""
-
-protocol_text = encode
-"""`protocol.codec.encode`, the one encoder of the wire, under the name the transports used."""
+"""`protocol.codec.encode`, the one encoder of the wire, under the name the admin side once used;
+kept for code written against it (the arena itself calls `encode`)."""

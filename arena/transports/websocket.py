@@ -20,9 +20,8 @@ from websockets.exceptions import ConnectionClosed
 
 from arena.errors import ServerLost
 from arena.server.hub import Hub
-from arena.server.wire import protocol_text
 from arena.transports.base import SeatFailure
-from protocol.codec import ProtocolError, parse_message
+from protocol.codec import ProtocolError, encode, parse_message
 from protocol.games.common import GameEnd, MatchEnd, MatchStart
 from protocol.messages import Action, Error, Event, Request
 
@@ -291,7 +290,7 @@ class WebSocketSeat:
             # them, to tell the bot when its table closes in between (``match_aborted``).
             return
         if self._closed is None and not await self._batcher.send(
-            protocol_text(message), urgent=isinstance(message, Error)
+            encode(message), urgent=isinstance(message, Error)
         ):
             self._mark_closed("connection lost")
 
@@ -301,7 +300,7 @@ class WebSocketSeat:
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
         self._pending = (request.seq, future)
         try:
-            if not await self._batcher.send(protocol_text(request), urgent=True):
+            if not await self._batcher.send(encode(request), urgent=True):
                 self._mark_closed("connection lost")
             return await future
         finally:

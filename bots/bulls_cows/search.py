@@ -53,7 +53,6 @@ class ExactSearch:
     """Minimal total guesses for any consistent set, memoised on the set."""
 
     space: CodeSpace
-    nodes: int = 0
     memo: dict[bytes, tuple[int, bool, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -71,7 +70,6 @@ class ExactSearch:
             value, exact, guess = known
             if exact or value >= beta:
                 return value, guess
-        self.nodes += 1
         space = self.space
         counts = partition_counts(space, None, secrets)
         counts[:, space.solved] = 0

@@ -172,6 +172,18 @@ def test_a_league_on_a_server_needs_a_secret_seed(tmp_path: Path) -> None:
     assert "secret seed" in refused(tmp_path, 'seed = "2026"\n' + on_server)
 
 
+def test_a_league_on_a_server_refuses_names_no_bot_can_connect_as(tmp_path: Path) -> None:
+    on_server = f'server = "ws://127.0.0.1:8765"\nseed = "{"ab" * 32}"\n' + TWO_DICE_BOTS
+    text = on_server.replace('name = "random-guess"', 'name = "random-guess#1"')
+    message = refused(tmp_path, text)
+    assert "names are 1-64 of" in message and "random-guess#1" in message
+    # In-process the name is a label of the bot, and loads.
+    local = TWO_DICE_BOTS.replace(
+        'name = "random-guess"', 'name = "random-guess#1"\nbot = "random-guess"'
+    )
+    assert load_league(write(tmp_path, local)).bot_names == ["random-guess#1", "probability"]
+
+
 def test_a_ruleset_with_a_time_table_is_refused(tmp_path: Path) -> None:
     ruleset = tmp_path / "timed.toml"
     ruleset.write_text("[rules]\nplayers = 2\n\n[time]\ndeadline_ms = 0\n", encoding="utf-8")

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.dealing import MatchSeed
 from arena.games.liars_dice import Bid, LiarsDiceGame, LiarsDiceRules, Reroll, parse_action
+from arena.matches.frame import match_id_for
 from arena.matches.liars_dice import TableError, in_process_seats
 from arena.matches.liars_dice_human import (
     HumanSeat,
@@ -25,7 +26,6 @@ from arena.matches.liars_dice_human import (
     read_command,
 )
 from arena.records import JsonlRecorder
-from arena.referee import match_id_for
 from arena.replay import check_record, verify_record
 
 runner = CliRunner()

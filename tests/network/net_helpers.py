@@ -339,6 +339,7 @@ async def play_duel_game(
         game_id=f"g{game_index}",
         deadline_ms=round(scaled(deadline_s * 1000)),
         recorder=recorder,
+        reveal=True,  # a lone game: its record ends with the seed, so verify can replay it
     )
 
 

@@ -15,7 +15,8 @@ import pytest
 from net_helpers import RawPeer, raw_peer, running_server, scaled, ws_url
 
 from arena.dealing import MatchSeed
-from arena.referee import MatchFrame, play_game
+from arena.matches.frame import MatchFrame
+from arena.referee import play_game
 from arena.server.app import ArenaServer
 from arena.server.remote import remote_seats
 from arena.transports.base import Seat

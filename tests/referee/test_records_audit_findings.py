@@ -26,10 +26,11 @@ from arena.cli.main import app
 from arena.dealing import DealingError, MatchSeed
 from arena.dealing.commit import check_reveal, commitment, verify_commitment
 from arena.games.liars_dice import LiarsDiceRules
+from arena.matches.frame import MatchFrame
 from arena.matches.liars_dice_series import make_ld_bot, play_seats
 from arena.matches.mahjong import MatchSpec, play_match
+from arena.matches.seating import seat_order
 from arena.records import JsonlRecorder, MemoryRecorder
-from arena.referee import MatchFrame, seat_order
 from arena.replay import RecordCheck, check_record
 from arena.transports.inprocess import InProcessSeat
 

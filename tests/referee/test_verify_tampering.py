@@ -21,9 +21,10 @@ from arena.cli.main import app
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
 from arena.matches.bulls_cows import play_series
+from arena.matches.frame import match_id_for
 from arena.matches.liars_dice_series import make_ld_bot
 from arena.records import MemoryRecorder, RecordError
-from arena.referee import match_id_for, play_game
+from arena.referee import play_game
 from arena.replay import RecordCheck, Step, check_record
 from arena.transports.inprocess import InProcessSeat
 

@@ -41,6 +41,7 @@ from arena.games.base import Game, GameEvent, GameResult, GameSpec
 from arena.games.errors import GameError, IllegalActionError, NotYourTurnError
 from arena.games.mahjong import actions as A
 from arena.games.mahjong.actions import MahjongAction, parse_action
+from arena.games.mahjong.flowers import dealt_flowers, expose_flower
 from arena.games.mahjong.observe import observation, win_event
 from arena.games.mahjong.options import (
     claim_options,
@@ -54,7 +55,6 @@ from arena.games.mahjong.payments import (
     RON_WIN,
     TSUMO_WIN,
     ScoredWin,
-    score_flowers,
     score_win,
 )
 from arena.games.mahjong.render import render_event
@@ -70,7 +70,7 @@ from arena.games.mahjong.state import (
     HandState,
     counts_text,
 )
-from arena.games.mahjong.tiles import FLOWER_BASE, NUM_FLOWERS, Meld, MeldKind, format_tiles
+from arena.games.mahjong.tiles import FLOWER_BASE, Meld, MeldKind, format_tiles
 from arena.games.mahjong.wall import Wall, round_wall
 from arena.games.mahjong.wall import wall_tiles as wall_tiles_of
 from protocol.games.mahjong import (
@@ -134,18 +134,13 @@ class MahjongGame(Game[MahjongAction]):
                 )
             )
         )
-        dealt_flowers = [
-            sorted(t for t in wall.dealt(s.position(seat)) if t >= FLOWER_BASE)
-            if rules.flowers
-            else []
-            for seat in range(SEATS)
-        ]
+        held_flowers = dealt_flowers(s)
         for seat in range(SEATS):
             tiles = counts_text(s.counts[seat])
-            if dealt_flowers[seat]:
-                tiles += format_tiles(dealt_flowers[seat])
+            if held_flowers[seat]:
+                tiles += format_tiles(held_flowers[seat])
             self._events.append(GameEvent(Dealt(seat=seat, tiles=tiles), _ONLY[seat]))
-        if any(dealt_flowers) and not self._deal_flowers(dealt_flowers):
+        if any(held_flowers) and not self._deal_flowers(held_flowers):
             return
         self._draw(s.dealer, replacement=False)
 
@@ -264,30 +259,11 @@ class MahjongGame(Game[MahjongAction]):
 
     def _expose_flower(self, seat: int, flower: int) -> bool:
         """Put ``flower`` face up; True when that ended the hand (八仙過海 or 七搶一)."""
-        s = self.s
-        s.flowers[seat].append(flower)
-        s.last = f"seat {seat}: flower {TILE_TEXT[flower]}"
         self._events.append(GameEvent(FlowerExposed(seat=seat, tile=TILE_TEXT[flower])))
-        held = len(s.flowers[seat])
-        if held == NUM_FLOWERS:
-            self._finish([score_flowers(s, seat, flower, None)])
-            return True
-        if held == 1:
-            # The eighth flower of the table: another seat may hold the other seven.
-            for step in (1, 2, 3):
-                other = (seat + step) % SEATS
-                if len(s.flowers[other]) == NUM_FLOWERS - 1:
-                    self._finish([score_flowers(s, other, flower, seat)])
-                    return True
-        if held == NUM_FLOWERS - 1:
-            # The seventh, the eighth being face up already before another seat: this seat
-            # holds seven and another the one, as above, only in the other order.
-            for step in (1, 2, 3):
-                other = (seat + step) % SEATS
-                if len(s.flowers[other]) == 1:
-                    self._finish([score_flowers(s, seat, s.flowers[other][0], other)])
-                    return True
-        return False
+        win = expose_flower(self.s, seat, flower)
+        if win is not None:
+            self._finish([win])
+        return win is not None
 
     def _announce_draw(self, seat: int, tile: int, replacement: bool) -> None:
         live = self.s.wall.live()

@@ -30,7 +30,8 @@ COPIES = 4
 """Copies of each tile kind in the 136-tile set."""
 
 SUIT_LETTERS = "mpszf"
-MAN, PIN, SOU, HONOUR, FLOWER = 0, 1, 2, 3, 4
+HONOUR, FLOWER = 3, 4
+"""Suit numbers (`suit_of`) past the three suits m p s (0-2), as in `SUIT_LETTERS`."""
 
 FLOWER_BASE = NUM_KINDS
 """Index of 1f (春); the eight flowers are FLOWER_BASE .. FLOWER_BASE + 7."""
