@@ -3,7 +3,9 @@
 A worker never outlives the process that started it: on Linux the kernel kills it when its
 parent dies (``PR_SET_PDEATHSIG``), even when the parent is killed with SIGKILL; elsewhere (and
 as a second guard) a thread of the worker watches its parent and ends the worker when the parent
-is gone. Ctrl-C is the parent's to handle: a worker ignores it, from the moment it is spawned.
+is gone. Ctrl-C is the parent's to handle: a worker ignores it, from the moment it is spawned,
+and the parent heeds the first one only, so that a second cannot cut the stopping of the
+workers short.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from types import FrameType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -100,6 +103,41 @@ def _interrupts_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+class _OneInterrupt:
+    """A SIGINT handler that raises `KeyboardInterrupt` once: from the first Ctrl-C (or from
+    ``stopping`` set by a failure) on, further SIGINTs are ignored, so that they cannot cut the
+    stopping of the workers short. GNU ``timeout -s INT`` sends SIGINT twice within
+    microseconds (to the command, then to its process group): the second used to land in
+    ``pool.terminate()``, which then left workers running and writing while their partial
+    records were removed."""
+
+    def __init__(self) -> None:
+        self.stopping = False
+
+    def __call__(self, _number: int, _frame: FrameType | None) -> None:
+        if self.stopping:
+            return
+        self.stopping = True
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _one_interrupt() -> Iterator[_OneInterrupt]:
+    """`_OneInterrupt` as the SIGINT handler within, where Python's own handler was (the main
+    thread's, raising `KeyboardInterrupt`); elsewhere the handler stays as it is (a signal
+    that is ignored stays ignored) and a second Ctrl-C behaves as it would have."""
+    guard = _OneInterrupt()
+    main = threading.current_thread() is threading.main_thread()
+    if not main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield guard
+        return
+    signal.signal(signal.SIGINT, guard)
+    try:
+        yield guard
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def run_in_processes(
     function: Callable[..., T],
     calls: Sequence[tuple[Any, ...]],
@@ -109,32 +147,39 @@ def run_in_processes(
     initargs: tuple[Any, ...] = (),
     wait: Callable[[float], None] | None = None,
     on_done: Callable[[T], None] | None = None,
+    on_stop: Callable[[], None] | None = None,
 ) -> list[T]:
     """``function(*args)`` for every ``args`` of ``calls`` in ``jobs`` spawned worker processes;
     the results in the order of ``calls``. ``on_done`` hears of each result as it comes (a
     worker's exception is raised then); ``wait(seconds)`` is how the parent waits between looks
-    (default: on the oldest call). Ctrl-C or a failure stops every worker at once; a worker
-    never outlives this process (`die_with_parent`)."""
+    (default: on the oldest call). Ctrl-C or a failure stops every worker at once, then runs
+    ``on_stop`` (the clean-up of what the stopped workers left), then raises; a further Ctrl-C
+    meanwhile is ignored (`_OneInterrupt`), so when this returns or raises no worker runs. A
+    worker never outlives this process either way (`die_with_parent`)."""
     pool = None
-    try:
-        with _interrupts_held():
-            pool = spawn_context().Pool(jobs, _start_worker, (initializer, initargs))
-        results = [pool.apply_async(function, args) for args in calls]
-        waiting = list(results)
-        while waiting:
-            if wait is None:
-                waiting[0].wait(0.2)
-            else:
-                wait(0.2)
-            for result in [r for r in waiting if r.ready()]:
-                waiting.remove(result)
-                value = result.get()
-                if on_done is not None:
-                    on_done(value)
-        pool.close()
-        pool.join()
-    except BaseException:
-        if pool is not None:
-            pool.terminate()
-        raise
+    with _one_interrupt() as guard:
+        try:
+            with _interrupts_held():
+                pool = spawn_context().Pool(jobs, _start_worker, (initializer, initargs))
+            results = [pool.apply_async(function, args) for args in calls]
+            waiting = list(results)
+            while waiting:
+                if wait is None:
+                    waiting[0].wait(0.2)
+                else:
+                    wait(0.2)
+                for result in [r for r in waiting if r.ready()]:
+                    waiting.remove(result)
+                    value = result.get()
+                    if on_done is not None:
+                        on_done(value)
+            pool.close()
+            pool.join()
+        except BaseException:
+            guard.stopping = True
+            if pool is not None:
+                pool.terminate()  # stops the workers and waits for them to end
+            if on_stop is not None:
+                on_stop()
+            raise
     return [result.get() for result in results]

@@ -18,7 +18,10 @@ Schema (``PRAGMA user_version = 1``)::
 and a 1A2B draw ½; a mahjong hand's score is the bot's points (copies added). Times are UTC ISO
 8601. The JSON is standard: a number that is not defined (the interval of a one-round match) is
 ``null``, never ``Infinity`` or ``NaN``. Plain SQL reads it, e.g.
-``SELECT key, seconds, json_extract(summary, '$.games') FROM matches``.
+``SELECT key, seconds, json_extract(summary, '$.games') FROM matches``. What is read back is
+checked against what the store writes (each column's type, each JSON cell's shape, a score for
+every bot of the match): a file edited into another shape is damaged, a one-line `StoreError`
+naming the cell, never a traceback where the value is used.
 
 The file is in WAL journal mode, so a program reading it (``sqlite3`` in another terminal) never
 stops a league from storing its matches; while it is open the file has ``-wal`` and ``-shm``
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import sqlite3
 import threading
 import time
@@ -201,8 +205,8 @@ class ResultStore:
                     pause = min(2 * pause, _MAX_PAUSE_S)
                 except sqlite3.DatabaseError as exc:
                     raise StoreError(f"{self.path}: cannot {what}: {exc}") from None
-                except json.JSONDecodeError as exc:
-                    raise StoreError(f"{self.path}: cannot {what}: damaged JSON ({exc})") from None
+                except _Damaged as exc:
+                    raise StoreError(f"{self.path}: cannot {what}: damaged {exc}") from None
 
     def _why(self, exc: sqlite3.OperationalError) -> str:
         """SQLite's reason, with a hint where its own words mislead: an existing file it
@@ -382,30 +386,142 @@ class ResultStore:
             (league.id,),
         ).fetchall()
         found = []
-        for match_id, index, bots, seed, summary, penalties, seconds, record in rows:
-            games = [
-                GameOutcome(idx, unit, json.loads(scores))
-                for idx, unit, scores in self._db.execute(
-                    "SELECT idx, unit, scores FROM games WHERE match_id = ? ORDER BY idx",
-                    (match_id,),
-                )
-            ]
-            plan = MatchPlan(index, tuple(json.loads(bots)), seed)
-            found.append(
-                MatchOutcome(
-                    plan, games, json.loads(summary), seconds, record, json.loads(penalties)
-                )
-            )
+        for row in rows:
+            games = self._db.execute(
+                "SELECT idx, unit, scores FROM games WHERE match_id = ? ORDER BY idx", (row[0],)
+            ).fetchall()
+            found.append(_match(row, games))
         return found
 
     def stored_keys(self, league: StoredLeague) -> set[str]:
         def read() -> set[str]:
-            rows = self._db.execute("SELECT key FROM matches WHERE league_id = ?", (league.id,))
-            return {key for (key,) in rows}
+            rows = self._db.execute(
+                "SELECT id, key FROM matches WHERE league_id = ?", (league.id,)
+            ).fetchall()
+            return {_text(key, f"matches.key (id {match_id})") for match_id, key in rows}
 
         return self._read(f"read the matches of {league.name!r}", read)
 
 
+# -- reading back: every value checked against what the store writes ---------------------------
+#
+# A value of another type or shape (a file edited by hand, or by another program) would
+# otherwise surface as a traceback wherever it is used (the standings, `--json`); it is a
+# damaged file, refused in one line naming the cell.
+
+
+class _Damaged(Exception):
+    """A value in the file that is not what the store writes there; `ResultStore._attempt`
+    makes it a one-line `StoreError` (``… damaged <what>``)."""
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not standard JSON")
+
+
+def _parse(text: object, cell: str) -> Any:
+    """The JSON in ``cell``: standard JSON only, as the store writes it (`_json`)."""
+    if not isinstance(text, str):
+        raise _Damaged(f"{cell}: {_shown(text)} is not JSON text")
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        raise _Damaged(f"JSON in {cell} ({exc})") from None
+
+
+def _integer(value: object, cell: str) -> int:
+    if type(value) is not int:
+        raise _Damaged(f"{cell}: {_shown(value)} is not an integer")
+    return value
+
+
+def _text(value: object, cell: str) -> str:
+    if not isinstance(value, str):
+        raise _Damaged(f"{cell}: {_shown(value)} is not text")
+    return value
+
+
+def _optional_text(value: object, cell: str) -> str | None:
+    return None if value is None else _text(value, cell)
+
+
+def _number(value: object, cell: str) -> float:
+    """A finite number (the store writes no other: `_json`, and `seconds` is a duration)."""
+    number = math.nan
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        with contextlib.suppress(OverflowError):  # an integer beyond any float
+            number = float(value)
+    if not math.isfinite(number):
+        raise _Damaged(f"{cell}: {_shown(value)} is not a number")
+    return number
+
+
+def _object(value: object, cell: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _Damaged(f"{cell}: {_shown(value)} is not a JSON object")
+    return value
+
+
 def _league(row: tuple[Any, ...]) -> StoredLeague:
     id_, name, game, seed, fingerprint, config, created, finished = row
-    return StoredLeague(id_, name, game, seed, fingerprint, json.loads(config), created, finished)
+
+    def cell(column: str) -> str:
+        return f"leagues.{column} (id {id_})"
+
+    return StoredLeague(
+        _integer(id_, cell("id")),
+        _text(name, cell("name")),
+        _text(game, cell("game")),
+        _text(seed, cell("seed")),
+        _text(fingerprint, cell("fingerprint")),
+        _object(_parse(config, cell("config")), cell("config")),
+        _text(created, cell("created")),
+        _optional_text(finished, cell("finished")),
+    )
+
+
+def _match(row: tuple[Any, ...], game_rows: list[tuple[Any, ...]]) -> MatchOutcome:
+    """A stored match from its ``matches`` row and its ``games`` rows."""
+    match_id, index, bots, seed, summary, penalties, seconds, record = row
+
+    def cell(column: str) -> str:
+        return f"matches.{column} (id {match_id})"
+
+    names = _parse(bots, cell("bots"))
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise _Damaged(f"{cell('bots')}: {_shown(names)} is not a list of bot names")
+    counts = _object(_parse(penalties, cell("penalties")), cell("penalties"))
+    plan = MatchPlan(_integer(index, cell("idx")), tuple(names), _text(seed, cell("seed")))
+    return MatchOutcome(
+        plan,
+        [_game(match_id, plan.bots, game) for game in game_rows],
+        _object(_parse(summary, cell("summary")), cell("summary")),
+        _number(seconds, cell("seconds")),
+        _optional_text(record, cell("record")),
+        {bot: _integer(n, f"{cell('penalties')} of {bot!r}") for bot, n in counts.items()},
+    )
+
+
+def _game(match_id: int, bots: tuple[str, ...], row: tuple[Any, ...]) -> GameOutcome:
+    """A stored game: ``scores`` holds a number for each bot of its match, and for no other."""
+    idx, unit, scores = row
+
+    def cell(column: str) -> str:
+        return f"games.{column} (match_id {match_id}, idx {_shown(idx)})"
+
+    found = _object(_parse(scores, cell("scores")), cell("scores"))
+    if set(found) != set(bots):
+        raise _Damaged(
+            f"{cell('scores')}: scores for {', '.join(map(repr, sorted(found))) or 'no bot'}, "
+            f"not for the match's {', '.join(map(repr, bots))}"
+        )
+    return GameOutcome(
+        _integer(idx, cell("idx")),
+        _integer(unit, cell("unit")),
+        {bot: _number(found[bot], f"{cell('scores')} of {bot!r}") for bot in bots},
+    )

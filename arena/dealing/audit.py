@@ -13,7 +13,7 @@ so that what the seed measured is checked, not only what we deal.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +46,19 @@ An audit runs several tests; with each at 0.05, one of five bridge tests falls b
 quarter of fair runs. The family-wise level is split evenly over the tests instead, and it is
 small because a false FAIL accuses a fair dealer while the planted dealers are caught with p far
 below it."""
+
+AUDIT_CHUNK = 8_192
+"""Mahjong walls or dice rolls dealt and tallied at a time: what an audit holds in memory is
+bounded by this (a chunk of walls is 9 MB), not by the number of deals."""
+
+MAX_DEALS = 1_000_000_000
+"""The most deals an audit makes: a billion take about 2 hours of bridge deals or dice rolls and
+a day and a half of mahjong walls on one core (the dealing is one HMAC stream per deal), and
+already find any bias a chi-square test of these tallies can see. A larger ``--deals`` is a
+slip of the keyboard, not an audit that could finish."""
+
+Progress = Callable[[int, int], None]
+"""Told (deals tallied so far, all the deals) after each chunk: a caller's progress display."""
 
 _SEATS = len(SEATS)
 _SUIT_OF_CARD = np.arange(DECK) // SUIT_SIZE
@@ -132,6 +145,33 @@ class Report:
             **self.tallies,
             "notes": self.notes,
         }
+
+
+def check_deals(deals: int, chunk: int = AUDIT_CHUNK) -> None:
+    """Refuse, before any dealing, a number of deals no audit could make (`MAX_DEALS`), in the
+    words of the command's option."""
+    if deals < 1:
+        raise DealingError(f"--deals must be at least 1, got {deals:,}")
+    if deals > MAX_DEALS:
+        raise DealingError(
+            f"--deals must be at most {MAX_DEALS:,}, got {deals:,}: a billion deals already "
+            "take hours (mahjong walls a day and a half) and find any bias the tests can see"
+        )
+    if chunk < 1:
+        raise DealingError(f"deals at a time must be at least 1, got {chunk}")
+
+
+def _chunks(deals: int, chunk: int) -> Iterator[range]:
+    """The deal indices ``0 … deals-1``, ``chunk`` at a time."""
+    for first in range(0, deals, chunk):
+        yield range(first, min(deals, first + chunk))
+
+
+def _added(total: IntArray, counts: IntArray) -> IntArray:
+    """``total + counts`` for tallies of different lengths (a bincount is as long as its largest
+    value needs): the shorter one padded with zeros."""
+    size = max(len(total), len(counts))
+    return np.pad(total, (0, size - len(total))) + np.pad(counts, (0, size - len(counts)))
 
 
 # --------------------------------------------------------------------------------------- bridge
@@ -264,25 +304,28 @@ def audit_bridge(
     deals: int,
     chunk: int = DEFAULT_CHUNK,
     shuffle: Shuffle | None = None,
+    *,
+    progress: Progress | None = None,
 ) -> Report:
-    """Deals ``0 … deals-1`` of stream ``bridge/<k>``, tallied and tested.
+    """Deals ``0 … deals-1`` of stream ``bridge/<k>``, tallied and tested, ``chunk`` at a time.
 
     The games' shuffle runs through the batch dealer (identical deals, much faster); any other
     ``shuffle`` (a planted biased one) runs one deal at a time on the same streams.
     """
+    check_deals(deals, chunk)
     tally = BridgeTally()
     if shuffle is None:
-        for orders in iter_orders(seed, deals, chunk=chunk):
-            tally.add(orders)
+        chunks: Iterator[Orders | list[list[int]]] = iter_orders(seed, deals, chunk=chunk)
     else:
         hasher = BlockHasher(seed)
-        for first in range(0, deals, chunk):
-            tally.add(
-                [
-                    shuffle(RandomStream(seed, bridge_label(k), hasher), range(DECK))
-                    for k in range(first, min(deals, first + chunk))
-                ]
-            )
+        chunks = (
+            [shuffle(RandomStream(seed, bridge_label(k), hasher), range(DECK)) for k in indices]
+            for indices in _chunks(deals, chunk)
+        )
+    for orders in chunks:
+        tally.add(orders)
+        if progress is not None:
+            progress(tally.deals, deals)
     return bridge_report(tally, seed.hex())
 
 
@@ -321,33 +364,40 @@ def audit_mahjong(
     deals: int,
     shuffle: Shuffle = shuffled_wall,
     deficiency: BatchDeficiency = deficiency_batch,
+    *,
+    chunk: int = AUDIT_CHUNK,
+    progress: Progress | None = None,
 ) -> Report:
     """The walls of rounds ``0 … deals-1`` (the engine's ``round_wall``): position × kind, and
-    the starting hands.
+    the starting hands; ``chunk`` walls are dealt and tallied at a time.
 
     Starting hands are dealt as the engine deals them (`arena.games.mahjong.wall`): position
     ``k`` takes ``wall[16k : 16k + 16]`` and the dealer's first draw is ``wall[64]``, so the
     dealer holds 17 tiles and the others 16 when play starts.
     """
+    check_deals(deals, chunk)
     hasher = BlockHasher(seed)
-    walls = np.empty((deals, len(MAHJONG_TILES)), dtype=np.int64)
-    for k in range(deals):
-        stream = RandomStream(seed, label("mahjong", "round", k, "wall"), hasher)
-        walls[k] = shuffle(stream, MAHJONG_TILES)
     size = len(MAHJONG_TILES)
-    table = np.bincount(
-        (np.arange(size) * MAHJONG_KINDS + walls).ravel(), minlength=size * MAHJONG_KINDS
-    ).reshape(size, MAHJONG_KINDS)
+    table = np.zeros((size, MAHJONG_KINDS), dtype=np.int64)
+    hands = DeficiencyCounts()
+    for indices in _chunks(deals, chunk):
+        walls = np.empty((len(indices), size), dtype=np.int64)
+        for row, k in enumerate(indices):
+            stream = RandomStream(seed, label("mahjong", "round", k, "wall"), hasher)
+            walls[row] = shuffle(stream, MAHJONG_TILES)
+        table += np.bincount(
+            (np.arange(size) * MAHJONG_KINDS + walls).ravel(), minlength=size * MAHJONG_KINDS
+        ).reshape(size, MAHJONG_KINDS)
+        hands.add(walls, deficiency)
+        if progress is not None:
+            progress(indices.stop, deals)
     tests = [
         stats.permutation_table_test(
             "wall position × tile kind", table, [1] * size, [COPIES] * MAHJONG_KINDS
         )
     ]
     worst = worst_cell(table, deals)
-    tallies: dict[str, Any] = {
-        "worst_cell": worst,
-        "deficiency": deficiency_tally(walls, deficiency),
-    }
+    tallies: dict[str, Any] = {"worst_cell": worst, "deficiency": hands.rows()}
     notes = [
         "deficiency as arena.games.mahjong.deficiency defines it: for the dealer's 17 tiles the "
         "tiles to exchange, for a 16-tile hand the draws still needed (one more than exchanges)"
@@ -403,39 +453,77 @@ def _counts(hands: IntArray) -> IntArray:
     return flat.reshape(hands.shape[0], MAHJONG_KINDS)
 
 
+@dataclass
+class DeficiencyCounts:
+    """How many starting hands have each deficiency, dealer and other seats apart, over the
+    walls added so far (index: the deficiency)."""
+
+    dealer: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    others: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def add(self, walls: IntArray, fn: BatchDeficiency) -> None:
+        dealer, others = (np.asarray(fn(c), dtype=np.int64) for c in starting_hand_counts(walls))
+        self.dealer = _added(self.dealer, np.bincount(dealer))
+        self.others = _added(self.others, np.bincount(others))
+
+    def rows(self) -> list[dict[str, Any]]:
+        top = max(len(self.dealer), len(self.others))
+        dealer_n = _added(self.dealer, np.zeros(top, dtype=np.int64)).tolist()
+        others_n = _added(self.others, np.zeros(top, dtype=np.int64)).tolist()
+        dealers, others = sum(dealer_n), sum(others_n)
+        return [
+            {
+                "deficiency": d,
+                "dealer": dealer_n[d],
+                "dealer_share": dealer_n[d] / dealers,
+                "others": others_n[d],
+                "others_share": others_n[d] / others,
+            }
+            for d in range(top)
+            if dealer_n[d] or others_n[d]
+        ]
+
+
 def deficiency_tally(walls: IntArray, fn: BatchDeficiency) -> list[dict[str, Any]]:
-    """How many starting hands have each deficiency, dealer and other seats apart."""
-    dealer, others = (np.asarray(fn(c), dtype=np.int64) for c in starting_hand_counts(walls))
-    top = int(max(dealer.max(), others.max())) + 1
-    dealer_n = np.bincount(dealer, minlength=top).tolist()
-    others_n = np.bincount(others, minlength=top).tolist()
-    return [
-        {
-            "deficiency": d,
-            "dealer": dealer_n[d],
-            "dealer_share": dealer_n[d] / len(dealer),
-            "others": others_n[d],
-            "others_share": others_n[d] / len(others),
-        }
-        for d in range(top)
-        if dealer_n[d] or others_n[d]
-    ]
+    """How many starting hands of ``walls`` have each deficiency, dealer and other seats apart."""
+    counts = DeficiencyCounts()
+    counts.add(walls, fn)
+    return counts.rows()
 
 
 # ----------------------------------------------------------------------------------------- dice
 
 
 def audit_dice(
-    seed: MatchSeed, deals: int, dice: int = 5, faces: int = 6, roll: DiceRoll = roll_dice
+    seed: MatchSeed,
+    deals: int,
+    dice: int = 5,
+    faces: int = 6,
+    roll: DiceRoll = roll_dice,
+    *,
+    chunk: int = AUDIT_CHUNK,
+    progress: Progress | None = None,
 ) -> Report:
-    """Rolls ``dice/<k>`` of ``dice`` dice: every face, and each roll's sum."""
+    """Rolls ``dice/<k>`` of ``dice`` dice: every face, and each roll's sum; ``chunk`` rolls
+    are made and tallied at a time."""
+    check_deals(deals, chunk)
     hasher = BlockHasher(seed)
-    rolls = np.empty((deals, dice), dtype=np.int64)
-    for k in range(deals):
-        rolls[k] = roll(RandomStream(seed, label("dice", k), hasher), dice, faces)
-    face_counts = np.bincount(rolls.ravel() - 1, minlength=faces)
     sum_dist = [float(p) for p in exact.dice_sum_distribution(dice, faces)]
-    sum_counts = np.bincount(rolls.sum(axis=1), minlength=len(sum_dist))
+    # Seed 002 table 4.6: the hand types of five dice, counted over all 7,776 rolls.
+    ways = exact.dice_hand_type_counts() if (dice, faces) == (5, 6) else None
+    face_counts = np.zeros(faces, dtype=np.int64)
+    sum_counts = np.zeros(len(sum_dist), dtype=np.int64)
+    type_counts = np.zeros(0 if ways is None else len(ways), dtype=np.int64)
+    for indices in _chunks(deals, chunk):
+        rolls = np.empty((len(indices), dice), dtype=np.int64)
+        for row, k in enumerate(indices):
+            rolls[row] = roll(RandomStream(seed, label("dice", k), hasher), dice, faces)
+        face_counts = _added(face_counts, np.bincount(rolls.ravel() - 1))
+        sum_counts = _added(sum_counts, np.bincount(rolls.sum(axis=1)))
+        if ways is not None:
+            type_counts = _added(type_counts, np.bincount(exact.dice_hand_types(rolls)))
+        if progress is not None:
+            progress(indices.stop, deals)
     face_p = [1.0 / faces] * faces
     face_z = independent_z(face_counts.tolist(), face_p).tolist()
     tests = [
@@ -443,11 +531,8 @@ def audit_dice(
         stats.independent_test(f"sum of {dice} dice", sum_counts.tolist(), sum_dist, ordered=True),
     ]
     tallies: dict[str, Any] = {}
-    if (dice, faces) == (5, 6):
-        # Seed 002 table 4.6: the hand types of five dice, counted over all 7,776 rolls.
-        ways = exact.dice_hand_type_counts()
+    if ways is not None:
         type_p = [n / 6**5 for n in ways]
-        type_counts = np.bincount(exact.dice_hand_types(rolls), minlength=len(ways))
         type_z = independent_z(type_counts.tolist(), type_p).tolist()
         tests.append(
             stats.independent_test(

@@ -229,22 +229,23 @@ def _in_processes(
         finish_record(outcome)  # the complete record first: a stored match names it
         save(outcome)
 
-    # Ctrl-C or a failed match stops the workers at once; finished matches are already stored.
-    try:
-        run_in_processes(
-            _play_in_worker,
-            [(config, plan) for plan in todo],
-            jobs,
-            initializer=_start_worker,
-            initargs=(progress, *logging_settings()),
-            wait=lambda seconds: _drain(progress, on_games, wait_s=seconds),
-            on_done=store,
-        )
-    except BaseException:
+    def discard() -> None:
         # The stopped workers could not remove their partial records; they belong to no match.
         for plan in todo:
             discard_partial_record(config, plan)
-        raise
+
+    # Ctrl-C or a failed match stops the workers at once, then their partial records go (a
+    # second Ctrl-C cannot come between: `run_in_processes`); finished matches are stored.
+    run_in_processes(
+        _play_in_worker,
+        [(config, plan) for plan in todo],
+        jobs,
+        initializer=_start_worker,
+        initargs=(progress, *logging_settings()),
+        wait=lambda seconds: _drain(progress, on_games, wait_s=seconds),
+        on_done=store,
+        on_stop=discard,
+    )
     _drain(progress, on_games)
 
 
