@@ -31,8 +31,15 @@ match_app = typer.Typer(help="Play a match between bots.", no_args_is_help=True)
 bench_app = typer.Typer(help="Benchmarks, measured side by side in one run.", no_args_is_help=True)
 
 
+SETS_OWN_LOGGING = frozenset({"serve"})
+"""Commands with logging options of their own, which also read the two here
+(`arena.cli.serve.serve_logging`): set up here first, a ``--log-file`` would be created and then
+left empty, and the level overridden without a word."""
+
+
 @app.callback()
 def _logging(
+    context: typer.Context,
     log_level: str = typer.Option(
         "warning",
         callback=log_level_option,
@@ -41,6 +48,8 @@ def _logging(
     log_file: Path | None = typer.Option(None, help="also write JSON logs (all levels) here"),
     _version: bool = version_option("arena"),
 ) -> None:
+    if context.invoked_subcommand in SETS_OWN_LOGGING:
+        return
     try:
         configure_logging(log_level, log_file)
     except LogSetupError as exc:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Awaitable, Callable, Sequence
+from enum import Enum
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import typer
 
-from arena.cli.common import between, fail, log_level_option, print_json
+from arena.cli.common import between, existing_file, fail, log_level_option, print_json
 from arena.errors import ArenaError, ServerLost
 from arena.transports.base import Seat
 
@@ -86,7 +88,22 @@ def server_lost_message(url: str, lost: ServerLost, record: Path | None = None) 
     )
 
 
+def grace_option(param: typer.CallbackParam, value: float) -> float:
+    """Typer callback of ``--grace``: any number of seconds (0: none, below 0 or ``inf``: for
+    ever), but not ``nan``, which is no time at all and would cut the drain short at random."""
+    if math.isnan(value):
+        fail(f"{param.opts[0]} must be a number of seconds (0: none, <0: for ever), got nan")
+    return value
+
+
+def drain_grace_s(grace: float) -> float | None:
+    """``--grace`` as `ServerConfig.grace_s`: None (wait for ever) for a negative or infinite
+    value."""
+    return None if grace < 0 or math.isinf(grace) else grace
+
+
 def serve(
+    context: typer.Context,
     host: str = typer.Option("127.0.0.1", help="address to listen on"),
     port: int = typer.Option(
         8765, callback=between(0, 65535), help="websocket port (0: any free port)"
@@ -102,35 +119,42 @@ def serve(
         "(docs/NETWORK.md)",
     ),
     tokens: Path | None = typer.Option(
-        None, help="tokens file (without it: any bot, loopback only)", exists=True
+        None,
+        callback=existing_file,
+        readable=False,  # an unreadable file is one error line from loading it, not click's box
+        help="tokens file (without it: any bot, loopback only)",
     ),
     grace: float = typer.Option(
-        300.0, help="seconds a shutdown waits for running tables (0: none, <0: for ever)"
+        300.0,
+        callback=grace_option,
+        help="seconds a shutdown waits for running tables (0: none, <0 or inf: for ever)",
     ),
     log_level: str = typer.Option(
         "info",
         callback=log_level_option,
-        help="console log level: debug, info, warning, error or critical",
+        help="console log level: debug, info, warning, error or critical (default: info, or "
+        "arena's --log-level when given)",
     ),
-    log_json: Path | None = typer.Option(None, help="also write JSON logs (all levels) here"),
+    log_json: Path | None = typer.Option(
+        None,
+        readable=False,  # written, never read
+        help="also write JSON logs (all levels) here (arena's --log-file does the same)",
+    ),
 ) -> None:
     """Host tables for every game: bots connect and wait; `arena match … --server` seats them."""
     from arena.logs import LogSetupError, configure_logging
     from arena.server.app import ArenaServer, ServerConfig
 
+    log_level, log_json, log_option = serve_logging(context, log_level, log_json)
     try:
         configure_logging(log_level, log_json)
     except LogSetupError as exc:
-        fail(f"--log-json: {exc}")
-    if log_level.lower() != "debug":
+        fail(f"{log_option}: {exc}")
+    if log_level != "debug":
         # The library logs every connection's opening and closing; the hub logs what matters.
         logging.getLogger("websockets").setLevel(logging.WARNING)
     config = ServerConfig(
-        host=host,
-        port=port,
-        mqtt=mqtt,
-        tokens=tokens,
-        grace_s=None if grace < 0 else grace,
+        host=host, port=port, mqtt=mqtt, tokens=tokens, grace_s=drain_grace_s(grace)
     )
     try:
         server = ArenaServer(config)
@@ -138,7 +162,45 @@ def serve(
     except ArenaError as exc:
         fail(str(exc))
     except OSError as exc:
-        fail(f"cannot listen on {host}:{port}: {exc}")
+        address = f"[{host}]" if ":" in host else host
+        fail(f"cannot listen on {address}:{port}: {exc}")
+
+
+def serve_logging(
+    context: typer.Context, log_level: str, log_json: Path | None
+) -> tuple[str, Path | None, str]:
+    """The level and JSON file `serve` logs with, and the option that named the file. Its own
+    ``--log-level`` and ``--log-json`` come first; arena's ``--log-level`` and ``--log-file``
+    (``arena --log-file F serve``), which `arena.cli.main` leaves to this command, apply when
+    given and the own ones are not. Two different JSON files are refused, before either is
+    created."""
+    parent = context.parent
+    if parent is None:
+        return log_level, log_json, "--log-json"
+    if _given(parent, "log_level") and not _given(context, "log_level"):
+        log_level = parent.params["log_level"]
+    log_file: Path | None = parent.params.get("log_file")
+    if log_file is not None:
+        if log_json is not None and log_json != log_file:
+            fail(
+                f"arena --log-file {log_file} and serve --log-json {log_json} name two JSON "
+                "log files; give one of them"
+            )
+        return log_level, log_file, "--log-file"
+    return log_level, log_json, "--log-json"
+
+
+class _OptionSources(Protocol):
+    """A click context (typer's, or its parent's, which typer types as its bundled click's)."""
+
+    def get_parameter_source(self, name: str) -> Enum | None: ...
+
+
+def _given(context: _OptionSources, name: str) -> bool:
+    """The option ``name`` was set by the user, not left at its default. (click's
+    ``ParameterSource``, compared by name: typer bundles click under a private module.)"""
+    source = context.get_parameter_source(name)
+    return source is not None and source.name != "DEFAULT"
 
 
 @tokens_app.command("add")

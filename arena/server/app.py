@@ -24,6 +24,7 @@ from arena.server.auth import TokenStore, is_loopback
 from arena.server.hub import Hub, Limits
 from arena.transports.mqtt import (
     DEFAULT_PORT,
+    UP_FILTER,
     BrokerLogin,
     BrokerUrl,
     MqttBridge,
@@ -40,9 +41,21 @@ log = structlog.get_logger(__name__)
 EMBEDDED = "embedded"
 BYE_DELIVERY_TIMEOUT_S = 2.0
 """How long a stopping server's embedded broker may take to deliver the bots' byes."""
+MQTT_START_S = 10.0
+"""How long the server's start waits for its MQTT client to connect and subscribe, retrying."""
+MQTT_FIRST_TRY_S = 25.0
+"""At most this long in all, the start waits for the first try to end: a peer that takes the
+connection but never answers MQTT is given up by the MQTT client only after its own 10 s, and
+the error should say why it failed, not only that it did."""
 FORCED_CLOSE_S = 2.0
 """After a second signal, how long connections get to take their ``bye`` and close frame before
 they are aborted: a peer that reads has them in milliseconds, one that does not never will."""
+
+
+def websocket_url(host: str, port: int) -> str:
+    """The URL a bot or referee connects to: ``ws://HOST:PORT``, an IPv6 address in brackets
+    (``ws://[::1]:8765``), as every URL parser wants it."""
+    return f"ws://[{host}]:{port}" if ":" in host else f"ws://{host}:{port}"
 
 
 class ServerConfigError(ArenaError, ValueError):
@@ -101,6 +114,11 @@ class ArenaServer:
         URL is refused before anything listens."""
         self._bridge_task: asyncio.Task[None] | None = None
 
+    @property
+    def url(self) -> str:
+        """Where bots and referees connect (the port the server got, once started)."""
+        return websocket_url(self.config.host, self.port)
+
     @staticmethod
     def _mqtt_address(url: str | None) -> BrokerUrl | None:
         if url is None:
@@ -115,7 +133,7 @@ class ArenaServer:
             self.hub, config.host, config.port, ping_interval_s=config.ping_interval_s
         )
         self.port = next(iter(self.websocket.sockets)).getsockname()[1]
-        log.info("listening", url=f"ws://{config.host}:{self.port}", open=self.hub.tokens.open)
+        log.info("listening", url=self.url, open=self.hub.tokens.open)
         if self.mqtt_address is not None:
             try:
                 await self._start_mqtt(self.mqtt_address)
@@ -138,22 +156,45 @@ class ArenaServer:
                 address=f"{host}:{port}",
                 acl="each client only the topic pair its client id <name>-<conn> names",
             )
-        self.bridge = MqttBridge(self.hub, broker, login, embedded=self.broker is not None)
-        self._bridge_task = task = asyncio.create_task(self.bridge.run())
-        ready = asyncio.create_task(self.bridge.ready.wait())
-        # The bridge ends only on a broker that refuses it; otherwise it retries until ready.
-        done, _pending = await asyncio.wait(
-            {task, ready}, timeout=10, return_when=asyncio.FIRST_COMPLETED
-        )
-        ready.cancel()
+        self.bridge = bridge = MqttBridge(self.hub, broker, login, embedded=self.broker is not None)
+        self._bridge_task = task = asyncio.create_task(bridge.run())
+        ready = asyncio.create_task(bridge.ready.wait())
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + MQTT_FIRST_TRY_S
+        try:
+            # The bridge ends only on a broker that refuses it; otherwise it retries until ready.
+            done, _pending = await asyncio.wait(
+                {task, ready}, timeout=MQTT_START_S, return_when=asyncio.FIRST_COMPLETED
+            )
+            while not done and bridge.last_error is None and bridge.client is None:
+                # The first try is still connecting: its end gives the reason (the MQTT client
+                # sets no event for it, hence the short waits).
+                if loop.time() >= give_up:
+                    break
+                done, _pending = await asyncio.wait(
+                    {task, ready}, timeout=0.05, return_when=asyncio.FIRST_COMPLETED
+                )
+        finally:
+            ready.cancel()
         if task in done:
             task.result()
         if ready not in done:
-            why = self.bridge.last_error
-            raise ServerConfigError(
-                f"cannot subscribe on the MQTT broker at {host}:{port}"
-                + (f" (the last try: {why})" if why else "")
+            raise ServerConfigError(self._mqtt_not_ready(bridge, host, port))
+
+    @staticmethod
+    def _mqtt_not_ready(bridge: MqttBridge, host: str, port: int) -> str:
+        """Why the bridge is not serving after `MQTT_START_S`, in one line."""
+        where = f"{host}:{port}"
+        if bridge.client is not None and bridge.last_error is None:
+            return (
+                f"the MQTT broker at {where} took the server's connection but did not confirm "
+                f"its subscription to {UP_FILTER} within {MQTT_START_S:g} s"
             )
+        why = bridge.last_error or f"no answer within {MQTT_FIRST_TRY_S:g} s"
+        return (
+            f"cannot connect to an MQTT broker at {where} (the last try: {why}): is that the "
+            "address of an MQTT broker, and does it answer?"
+        )
 
     async def stop(self, grace_s: float | None = 0.0) -> None:
         """Drain for up to ``grace_s`` (0: at once), then close everything."""

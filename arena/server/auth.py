@@ -20,8 +20,11 @@ import ipaddress
 import os
 import re
 import secrets
+import stat
+import tempfile
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,7 +69,9 @@ class TokenStore:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise TokenFileError(f"{path}: {exc}") from None
+            # An OSError's own text repeats the path: its reason alone, after the path once.
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise TokenFileError(f"{path}: {reason}") from None
         tables: dict[str, dict[str, str]] = {}
         for section in ("bots", "admins"):
             table = data.get(section, {})
@@ -110,26 +115,99 @@ def _render(bots: Mapping[str, str], admins: Mapping[str, str]) -> str:
 def add_token(path: Path, name: str, *, admin: bool = False, replace: bool = False) -> str:
     """Create a fresh token for ``name`` and return it in clear. A name that already has a
     token of that kind is refused unless ``replace``: replacing it locks out whoever holds the
-    old one, which should never happen by a typo."""
+    old one, which should never happen by a typo.
+
+    Safe to run in parallel on one file: each call holds an exclusive lock on ``FILE.lock``
+    (kept beside it) from reading the file to renaming the new one into place, so no call
+    overwrites another's token. A file that cannot be written, or that its owner made
+    read-only, is `TokenFileError` naming it, and the file is left as it was."""
     if not is_bot_name(name):
         raise TokenFileError(f"{name!r}: a name is 1-64 of A-Z a-z 0-9 _ . -")
-    store = TokenStore.load(path) if path.exists() else TokenStore()
-    bots, admins = dict(store.bots), dict(store.admins)
-    table = admins if admin else bots
-    if name in table and not replace:
-        kind = "admin" if admin else "bot"
-        raise TokenFileError(
-            f"{kind} {name} already has a token in {path}; pass --replace to issue a new one "
-            "(the old one then stops working)"
-        )
-    token = secrets.token_urlsafe(32)
-    table[name] = digest(token)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    # Written beside the target and renamed, so a crash never leaves a half-written file; 0600
-    # because the digests, though not secrets, tell an attacker which names to aim at.
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(_render(bots, admins))
-    temporary.replace(path)
+    try:
+        if path.is_dir():
+            raise TokenFileError(f"cannot write tokens file {path}: it is a directory")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(path.with_name(path.name + ".lock")):
+            store = TokenStore.load(path) if path.exists() else TokenStore()
+            bots, admins = dict(store.bots), dict(store.admins)
+            table = admins if admin else bots
+            if name in table and not replace:
+                kind = "admin" if admin else "bot"
+                raise TokenFileError(
+                    f"{kind} {name} already has a token in {path}; pass --replace to issue a "
+                    "new one (the old one then stops working)"
+                )
+            _refuse_read_only(path)
+            token = secrets.token_urlsafe(32)
+            table[name] = digest(token)
+            _write_atomically(path, _render(bots, admins))
+    except OSError as exc:
+        raise TokenFileError(f"cannot write tokens file {path}: {_reason(path, exc)}") from None
     return token
+
+
+@contextmanager
+def _locked(lock: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``lock`` (created if need be) for the block. The
+    lock file is never removed: one removed while another process waits on it would let a
+    third lock a new file of that name, and two writers would run at once."""
+    import fcntl  # POSIX; imported here so that reading tokens needs no more than Python
+
+    descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # releases the lock
+
+
+def _refuse_read_only(path: Path) -> None:
+    """A rename replaces a file whatever its mode: a tokens file whose owner took its write
+    permission away (or that this user may not write) would lose that protection unseen."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    if not mode & stat.S_IWUSR or not os.access(path, os.W_OK):
+        raise TokenFileError(
+            f"cannot write tokens file {path}: it is read-only (make it writable to add tokens)"
+        )
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a fresh file beside ``path`` and rename it over ``path``: a crash
+    never leaves a half-written file. Mode 0600 (`tempfile.mkstemp`'s), because the digests,
+    though not secrets, tell an attacker which names to aim at."""
+    descriptor, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temporary)
+        raise
+    # The rename itself lives in the directory: without this a crash could still undo it.
+    with suppress(OSError):
+        directory = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+
+
+def _reason(path: Path, exc: OSError) -> str:
+    """Why ``path`` could not be written, in a few words: the path is in the message already
+    (an `OSError`'s own text repeats it), and "File exists" from creating the directory means
+    that a parent is a file."""
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        for parent in path.parents:
+            if parent.exists():
+                if not parent.is_dir():
+                    return f"{parent} is not a directory"
+                break
+    return exc.strerror or str(exc)

@@ -36,7 +36,7 @@ from arena.server.wire import (
 from arena.transports.base import Seat
 from arena.transports.websocket import WebSocketSeat
 from protocol.codec import MAX_MESSAGE_BYTES, ProtocolError, encode
-from protocol.messages import Bye, Error, ErrorCode
+from protocol.messages import Bye, Error, ErrorCode, is_bot_name
 
 T = TypeVar("T")
 
@@ -51,11 +51,15 @@ class RemoteTableError(ArenaError):
 
 
 def admin_credentials(name: str | None, token: str | None) -> tuple[str, str | None]:
-    """Explicit values first, then ``ARENA_ADMIN_NAME`` / ``ARENA_ADMIN_TOKEN``."""
-    return (
-        name or os.environ.get(ADMIN_NAME_ENV) or "admin",
-        token if token is not None else os.environ.get(ADMIN_TOKEN_ENV),
-    )
+    """Explicit values first, then ``ARENA_ADMIN_NAME`` / ``ARENA_ADMIN_TOKEN`` (set but empty
+    counts as not set). A name no server accepts is `RemoteTableError`, with the rule."""
+    chosen = name or os.environ.get(ADMIN_NAME_ENV) or "admin"
+    if not is_bot_name(chosen):
+        source = "" if name else f" (from {ADMIN_NAME_ENV})"
+        raise RemoteTableError(
+            f"bad admin name {chosen!r}{source}: a name is 1-64 of A-Z a-z 0-9 _ . -"
+        )
+    return chosen, token if token is not None else os.environ.get(ADMIN_TOKEN_ENV) or None
 
 
 def check_server_url(url: str) -> None:
@@ -130,7 +134,7 @@ def _refused(reply: AdminAny, doing: str) -> RemoteTableError:
 
 
 async def _control(url: str, admin: str | None, token: str | None) -> ClientConnection:
-    name, secret = admin_credentials(admin, token)
+    name, secret = admin_credentials(admin, token)  # a bad name is refused before connecting
     control = await _connect(url)
     try:
         await _send(control, AdminHello(name=name, token=secret))
@@ -142,6 +146,15 @@ async def _control(url: str, admin: str | None, token: str | None) -> ClientConn
         await control.close()
         refused = _refused(reply, f"admin {name}")
         if isinstance(reply, Error) and reply.code is ErrorCode.AUTH_FAILED:
+            if secret is None:
+                # No token was sent at all: "unknown token" would send the user looking for a
+                # wrong one.
+                raise RemoteTableError(
+                    f"admin {name}: the server wants an admin token, and {ADMIN_TOKEN_ENV} is "
+                    "not set: create one with `arena tokens add NAME --admin --file FILE` (FILE: "
+                    f"the server's --tokens), then export {ADMIN_NAME_ENV}=NAME "
+                    f"{ADMIN_TOKEN_ENV}=<the printed token>"
+                )
             # Most often the token is right and the name is not: say where both come from.
             raise RemoteTableError(
                 f"{refused} (the admin name comes from {ADMIN_NAME_ENV}, default 'admin', the "
