@@ -18,6 +18,18 @@ from collections.abc import Sequence
 from protocol.messages import Error, Event, Request
 
 
+class BotReportedError(Exception):
+    """A failure a bot reports in its own words, whole in one line (a full disk under its learnt
+    tables): logged as that line. Any other exception from a bot is a bug, logged with its
+    traceback for the bot's author."""
+
+
+def traceback_of(exc: BaseException) -> BaseException | None:
+    """What to log as ``exc_info`` for an exception a bot raised: the exception itself, unless
+    the bot said all there is to say (`BotReportedError`)."""
+    return None if isinstance(exc, BotReportedError) else exc
+
+
 class Bot(ABC):
     """Base of every bot. Subclasses implement `act`; `on_event` is there to track history."""
 

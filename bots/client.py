@@ -39,7 +39,7 @@ from bots.adapters import (
     MqttAdapter,
     ServerAdapter,
 )
-from bots.base import Bot
+from bots.base import Bot, traceback_of
 from protocol.games.common import GameStart
 from protocol.messages import (
     FEATURES,
@@ -448,7 +448,9 @@ class BotClient:
             await call
         except Exception as exc:  # a bot's bug must not end its session
             # With the traceback: the bot's author needs to see where it failed.
-            self.log.warning("bot_handler_failed", handler=what, error=repr(exc), exc_info=exc)
+            self.log.warning(
+                "bot_handler_failed", handler=what, error=repr(exc), exc_info=traceback_of(exc)
+            )
 
     async def _answer(self, adapter: ServerAdapter, request: Request) -> None:
         bot = self._bot_for(request.observation.game)
@@ -458,7 +460,9 @@ class BotClient:
         except Exception as exc:
             # No answer: the referee's deadline runs out and it plays the fallback, as for any
             # seat that stays silent.
-            self.log.warning("bot_failed", seq=request.seq, error=repr(exc), exc_info=exc)
+            self.log.warning(
+                "bot_failed", seq=request.seq, error=repr(exc), exc_info=traceback_of(exc)
+            )
             return
         think_ms = (time.perf_counter() - started) * 1000
         self.decisions += 1

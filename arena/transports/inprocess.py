@@ -5,7 +5,7 @@ from __future__ import annotations
 import structlog
 
 from arena.transports.base import SeatFailure
-from bots.base import Bot
+from bots.base import Bot, traceback_of
 from protocol.messages import Action, Error, ErrorCode, Event, Request
 
 log = structlog.get_logger(__name__)
@@ -34,16 +34,21 @@ class InProcessSeat:
             else:
                 await self.bot.on_event(message)
         except Exception as exc:  # a bot's bug must not stop the match
-            # With the traceback: the bot's author needs to see where it failed.
+            # With the traceback (`traceback_of`): the bot's author needs to see where it failed.
             log.warning(
-                "bot_event_handler_failed", bot=self.bot.name, error=repr(exc), exc_info=exc
+                "bot_event_handler_failed",
+                bot=self.bot.name,
+                error=repr(exc),
+                exc_info=traceback_of(exc),
             )
 
     async def ask(self, request: Request) -> Action:
         try:
             text = await self.bot.act(request)
         except Exception as exc:
-            log.warning("bot_failed", bot=self.bot.name, seq=request.seq, exc_info=exc)
+            log.warning(
+                "bot_failed", bot=self.bot.name, seq=request.seq, exc_info=traceback_of(exc)
+            )
             raise SeatFailure(ErrorCode.BOT_FAILURE, f"bot raised {exc!r}") from exc
         if not isinstance(text, str):
             raise SeatFailure(

@@ -30,6 +30,7 @@ from pydantic import (
 
 from arena.files import probe_writable
 from arena.games.liars_dice import Bid
+from bots.base import BotReportedError
 
 MODEL_VERSION: Literal[1] = 1
 TRUST_PRIOR = 10
@@ -330,7 +331,7 @@ def check_tables_dir(directory: Path) -> None:
         load_model(path)
 
 
-class TablesSaveError(ModelError):
+class TablesSaveError(ModelError, BotReportedError):
     """Learnt tables that could not be written (the directory went away, the disk is full): the
     run must stop, not play on learning nothing that lasts."""
 

@@ -14,6 +14,7 @@ from arena.transports.base import SeatFailure
 from arena.transports.inprocess import InProcessSeat
 from bots.base import Bot
 from bots.client import BotClient
+from bots.liars_dice.opponent_model import TablesSaveError
 from protocol.games.common import GameStart
 from protocol.messages import Event, Request
 
@@ -75,3 +76,22 @@ async def test_a_client_bot_failure_is_logged_with_its_traceback(
         await client._answer(None, request())  # type: ignore[arg-type]
     assert isinstance(logged_exception(caplog, "bot_handler_failed"), KeyError)
     assert isinstance(logged_exception(caplog, "bot_failed"), ZeroDivisionError)
+
+
+class Reporting(Buggy):
+    """Fails in its own words: a line says it all."""
+
+    async def on_event(self, event: Event) -> None:
+        raise TablesSaveError("bayes cannot save its tables of 'type1': No space left on device")
+
+
+async def test_a_failure_the_bot_reports_in_its_own_words_has_no_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    seat = InProcessSeat(Reporting())
+    with caplog.at_level(logging.WARNING):
+        await seat.send(start())
+    (logged,) = [r.msg for r in caplog.records if isinstance(r.msg, dict)]
+    assert logged["event"] == "bot_event_handler_failed"
+    assert logged.get("exc_info") is None
+    assert "No space left on device" in logged["error"]
