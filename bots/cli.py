@@ -264,6 +264,7 @@ def run(
         None,
         help="strategy config (TOML), as leagues and `arena match` take it: a 'strategy' key, "
         "if any, must name NAME",
+        readable=False,
     ),
     token: list[str] = typer.Option(
         [],
@@ -278,6 +279,7 @@ def run(
         None,
         help="keep the resume token here (written readable by you only), so a restarted process "
         "gets its seat back",
+        readable=False,
     ),
     copies: int = typer.Option(
         1,
@@ -296,7 +298,7 @@ def run(
         callback=_log_level,
         help=f"console log level: {', '.join(LOG_LEVELS)} (decisions are info)",
     ),
-    log_json: Path | None = typer.Option(None, help="also write JSON logs here"),
+    log_json: Path | None = typer.Option(None, help="also write JSON logs here", readable=False),
 ) -> None:
     """Connect a bot to a server and play until told to stop.
 

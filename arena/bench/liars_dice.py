@@ -14,7 +14,7 @@ import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
@@ -300,6 +300,11 @@ class Gain:
 
 # -- the speed benchmark ----------------------------------------------------------------------
 
+BENCH_GAMES: Final = 500
+"""Games against each personality that the design's time target is set for."""
+BENCH_SECONDS: Final = 20.0
+"""DESIGN §6: the 32 personalities × 500 games with the Bayesian bot in at most this long."""
+
 
 @dataclass
 class BenchReport:
@@ -342,6 +347,19 @@ class BenchReport:
             },
             "bayes_mean_win_rate": round(self.bayes.mean, 4),
             "random_guess_mean_win_rate": round(self.baseline.mean, 4),
+            "targets": [self.time_target()],
+        }
+
+    def time_target(self) -> dict[str, Any]:
+        """The design's target for the bayes gauntlet, met or missed; judged only at the 500
+        games a personality it is set for (``met`` is ``None`` at any other count)."""
+        seconds = round(self.bayes.seconds, 3)
+        return {
+            "quantity": f"bayes, 32 personalities × {BENCH_GAMES} games: wall time, s",
+            "comparison": "<=",
+            "bound": BENCH_SECONDS,
+            "measured": seconds,
+            "met": seconds <= BENCH_SECONDS if self.games == BENCH_GAMES else None,
         }
 
 

@@ -339,7 +339,11 @@ def deal_bridge_cmd(
 
 def dealing_bench_cmd(
     deals: int = typer.Option(
-        1_000_000, "--deals", callback=at_least(1), help="bridge deals to audit"
+        1_000_000,
+        "--deals",
+        # As `arena audit bridge`: fewer leave a cell of its tables under 5 expected deals.
+        callback=at_least(260),
+        help="bridge deals to audit (at least 260)",
     ),
     scalar_deals: int = typer.Option(
         20_000, "--scalar-deals", callback=at_least(1), help="deals for the one-by-one baseline"

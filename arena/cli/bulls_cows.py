@@ -6,15 +6,17 @@ import asyncio
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from arena.cli.common import (
+    MAX_MATCH_GAMES,
     at_least,
     console,
     fail,
     fresh_seed,
+    interrupt_after_play,
     interrupt_exits,
     match_recorder,
     output_directory,
@@ -29,6 +31,9 @@ from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.games.errors import RulesetError
 from bots.registry import BotConfigError as RegistryConfigError
 from bots.registry import read_config
+
+if TYPE_CHECKING:
+    from arena.matches.bulls_cows import SeriesReport
 
 bc_app = typer.Typer(help="1A2B (Bulls and Cows): evaluate guessers.", no_args_is_help=True)
 
@@ -157,7 +162,11 @@ def load_bot_spec(text: str, option: str) -> tuple[str, dict[str, Any], str]:
 def match_cmd(
     a: str = typer.Option(..., "--a", help="bot A: a strategy name or a TOML config file"),
     b: str = typer.Option(..., "--b", help="bot B: a strategy name or a TOML config file"),
-    games: int = typer.Option(20, help="games; A starts the even ones, B the odd ones"),
+    games: int = typer.Option(
+        20,
+        callback=at_least(1, at_most=MAX_MATCH_GAMES),
+        help="games; A starts the even ones, B the odd ones",
+    ),
     seed: str | None = typer.Option(
         None,
         help="match seed: 64 hex digits or any text (with --server: 64 hex digits only); default: "
@@ -170,7 +179,12 @@ def match_cmd(
     deadline_ms: int = typer.Option(
         5000, callback=at_least(1), help="time allowed per decision, ms (≥ 1)"
     ),
-    record: Path | None = typer.Option(None, help="write JSONL game records into this directory"),
+    record: Path | None = typer.Option(
+        None,
+        help="write JSONL game records into this directory (an earlier record of the same seed "
+        "is replaced, with a note)",
+        readable=False,
+    ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
     server: str | None = typer.Option(
         None, "--server", callback=server_url, help=SERVER_HELP.replace("--bots names", "--a/--b")
@@ -193,8 +207,6 @@ def match_cmd(
     else:
         a_strategy, a_config, a_name = load_bot_spec(a, "--a")
         b_strategy, b_config, b_name = load_bot_spec(b, "--b")
-    if games < 1:
-        fail("--games must be at least 1")
     if max_guesses < 1:
         fail("--max-guesses must be at least 1")
     _check_space(digits, alphabet)
@@ -236,10 +248,24 @@ def match_cmd(
                 )
     except BotConfigError as exc:
         fail(str(exc))
+    written = written_record(recorder)
+    with interrupt_after_play([written]):
+        _show_series(report, games, digits, alphabet, seed_text, written, json_output)
+
+
+def _show_series(
+    report: SeriesReport,
+    games: int,
+    digits: int,
+    alphabet: str,
+    seed_text: str,
+    record: str | None,
+    json_output: bool,
+) -> None:
     if json_output:
         # The seed (a fresh one is shown on stderr too) and the record tie the figures to the
         # games that gave them.
-        print_json({**report.to_json(), "seed": seed_text, "record": written_record(recorder)})
+        print_json({**report.to_json(), "seed": seed_text, "record": record})
         return
     low, high = report.ci95
     first, second = report.names

@@ -8,9 +8,10 @@ import json
 import os
 import re
 import signal
+import stat
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -121,11 +122,33 @@ def output_directory(path: Path | None, option: str) -> None:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        fail(f"{option} {path}: cannot make that directory: {exc.strerror or exc}")
+        fail(f"{option} {path}: cannot make that directory: {why_not_written(path, exc)}")
     try:
         probe_writable(path)
     except OSError as exc:
         fail(f"{option} {path}: cannot write in that directory: {exc.strerror or exc}")
+
+
+def why_not_written(path: Path, exc: OSError) -> str:
+    """Why ``path`` (a directory to make, or a file to write) could not be: a file in the way
+    is named — "File exists" or "Not a directory" would not say which one is a file — else the
+    system's reason."""
+    blocker = _not_a_directory(path if isinstance(exc, FileExistsError) else path.parent)
+    if blocker is not None:
+        return f"{blocker} is {'a file' if blocker.is_file() else 'not a directory'}"
+    return exc.strerror or str(exc)
+
+
+def _not_a_directory(path: Path) -> Path | None:
+    """The nearest of ``path`` and its parents that exists, when it is not a directory (a file
+    in the way of the directory to make); None when that one is a directory or none exists."""
+    for candidate in (path, *path.parents):
+        try:
+            found = candidate.stat()
+        except OSError:
+            continue
+        return None if stat.S_ISDIR(found.st_mode) else candidate
+    return None
 
 
 _SAFE_SEED_LENGTH = 48
@@ -164,20 +187,59 @@ def record_path(directory: Path, prefix: str, seed: str) -> Path:
     return directory / f"{prefix}-{_UNSAFE.sub('_', seed)[:_SAFE_SEED_LENGTH]}+{digest}.jsonl"
 
 
+def record_file(directory: Path, prefix: str, seed: str, option: str = "--record") -> Path:
+    """The record `record_path` names, checked before any game is played: its name taken by a
+    directory (or anything else that is not a file) is a one-line error naming ``option``,
+    rather than a traceback when the record is written."""
+    path = record_path(directory, prefix, seed)
+    try:
+        found = path.lstat()
+    except FileNotFoundError:
+        return path
+    except OSError as exc:
+        fail(f"{option} {directory}: cannot look at {path}: {exc.strerror or exc}")
+    if stat.S_ISDIR(found.st_mode):
+        fail(f"{option} {directory}: {path} is a directory, so the record cannot be written")
+    if not (stat.S_ISREG(found.st_mode) or stat.S_ISLNK(found.st_mode)):
+        fail(f"{option} {directory}: {path} is not a regular file, so it is not replaced")
+    return path
+
+
+def replace_record(path: Path) -> None:
+    """Remove an earlier record at ``path`` (one is named after its seed alone, so an earlier
+    match on the same seed left it), saying so on stderr: a record is not replaced unseen.
+    Raises `OSError` when it cannot be removed (a directory took its name)."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return
+    console.print(
+        f"note: replaced {path}, the record of an earlier match on the same seed",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
 @contextmanager
 def match_recorder(
     directory: Path | None, prefix: str, seed: str, console: Console, *, first_game: str = "g0"
 ) -> Iterator[JsonlRecorder | None]:
-    """A fresh JSONL record ``DIRECTORY/PREFIX-SEED.jsonl`` for one match (`record_path`;
-    replaced if it exists: the same seed plays the same games), or ``None`` without a
-    directory. Its path, and how to replay it, is printed on ``console`` when it closes; a
-    match that wrote nothing (a table on a server that never opened) leaves no file."""
+    """A fresh JSONL record ``DIRECTORY/PREFIX-SEED.jsonl`` for one match (`record_path`; an
+    earlier one is replaced, with a note on stderr: `replace_record`), or ``None`` without a
+    directory. A name taken by a directory, or a file that cannot be made, is a one-line error
+    before the first game. Its path, and how to replay it, is printed on ``console`` when it
+    closes; a match that wrote nothing (a table on a server that never opened) leaves no
+    file."""
     if directory is None:
         yield None
         return
-    path = record_path(directory, prefix, seed)
-    path.unlink(missing_ok=True)
-    recorder = JsonlRecorder(path)
+    path = record_file(directory, prefix, seed)
+    try:
+        replace_record(path)
+        recorder = JsonlRecorder(path)
+    except OSError as exc:
+        fail(f"--record {directory}: cannot write {path}: {why_not_written(path, exc)}")
     try:
         yield recorder
     finally:
@@ -280,27 +342,78 @@ def split_names(text: str, option: str) -> list[str]:
 Number = TypeVar("Number", int, float)
 
 
-def at_least(minimum: Number) -> Callable[[typer.CallbackParam, Number], Number]:
-    """A typer option callback refusing values under ``minimum`` with a one-line error (exit
-    2), like every other user error, rather than click's usage box (``min=``)."""
+def at_least(
+    minimum: Number, *, at_most: Number | None = None
+) -> Callable[[typer.CallbackParam, Number], Number]:
+    """A typer option callback refusing values under ``minimum`` (or over ``at_most``) with a
+    one-line error (exit 2), like every other user error, rather than click's usage box
+    (``min=``)."""
 
     def check(param: typer.CallbackParam, value: Number) -> Number:
         if value is not None and value < minimum:
             fail(f"{param.opts[0]} must be at least {minimum}, got {value}")
+        if value is not None and at_most is not None and value > at_most:
+            fail(f"{param.opts[0]} must be at most {at_most}, got {value}")
         return value
 
     return check
 
 
+MAX_MATCH_GAMES = 1_000_000
+"""The most games a match plays, as a league's ``games`` allows: more would run for days and
+show a progress bar's remaining time in centuries."""
+
+
+STANDARD_INPUT = "-"
+"""A file argument read from standard input (`input_file`)."""
+
+
+class InputFileError(ValueError):
+    """A file argument that cannot be read; the text says why, naming the path."""
+
+
+def input_file(path: Path, *, stdin: bool = False) -> Path:
+    """The file to read for a file argument: any file that exists and is not a directory is
+    taken — a regular file, a FIFO, a process substitution (``<(zcat r.jsonl.gz)``,
+    ``/dev/fd/63``) — for the command to read once and say itself when it cannot; with
+    ``stdin``, ``-`` is standard input (``/dev/stdin``). `InputFileError` for a missing path or
+    a directory."""
+    if stdin and str(path) == STANDARD_INPUT:
+        standard = Path("/dev/stdin")
+        if not standard.exists():
+            raise InputFileError("- (standard input) needs /dev/stdin; give a file")
+        return standard
+    try:
+        found = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputFileError(f"no file {path}") from None
+    except OSError as exc:
+        raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(found.st_mode):
+        raise InputFileError(f"{path} is a directory, not a file")
+    return path
+
+
 def existing_file(param: typer.CallbackParam, value: Path | None) -> Path | None:
-    """A typer callback for a file argument: a missing file or a directory is a one-line error
-    (exit 2), not click's usage box (``exists=True``)."""
-    if value is not None:
-        if value.is_dir():
-            fail(f"{value} is a directory, not a file")
-        if not value.is_file():
-            fail(f"no file {value}")
-    return value
+    """A typer callback for a file argument (`input_file`): a missing file or a directory is a
+    one-line error (exit 2), not click's usage box (``exists=True``). Declare the argument
+    ``readable=False``: typer's readability check would show that box for a file the user may
+    not read, which the command reports in one line when it reads it."""
+    return _checked_input(value, stdin=False)
+
+
+def existing_file_or_stdin(param: typer.CallbackParam, value: Path | None) -> Path | None:
+    """`existing_file`, with ``-`` for standard input (``zcat r.jsonl.gz | arena replay -``)."""
+    return _checked_input(value, stdin=True)
+
+
+def _checked_input(value: Path | None, *, stdin: bool) -> Path | None:
+    if value is None:
+        return None
+    try:
+        return input_file(value, stdin=stdin)
+    except InputFileError as exc:
+        fail(str(exc))
 
 
 def between(low: float, high: float) -> Callable[[typer.CallbackParam, float], float]:
@@ -308,10 +421,18 @@ def between(low: float, high: float) -> Callable[[typer.CallbackParam, float], f
 
     def check(param: typer.CallbackParam, value: float) -> float:
         if value is not None and not low <= value <= high:
-            fail(f"{param.opts[0]} must lie between {low:g} and {high:g}, got {value:g}")
+            fail(
+                f"{param.opts[0]} must lie between {_number(low)} and {_number(high)}, "
+                f"got {_number(value)}"
+            )
         return value
 
     return check
+
+
+def _number(value: float) -> str:
+    """A bound or value as typed: a whole number in full (``1000000``, not ``1e+06``)."""
+    return str(value) if isinstance(value, int) else f"{value:g}"
 
 
 STOP_SIGNALS = tuple(
@@ -371,6 +492,26 @@ def interrupt_exits(record: Path | None) -> Iterator[None]:
     except KeyboardInterrupt:
         kept = f"; the record in {record}/ holds the games played" if record is not None else ""
         fail(f"interrupted{kept}", code=interrupted_exit())
+
+
+@contextmanager
+def interrupt_after_play(records: Sequence[str | None]) -> Iterator[None]:
+    """Ctrl-C (or SIGTERM, SIGHUP) once every game is played and its record closed, while the
+    figures are computed and shown: one line saying the records written are complete (`arena
+    verify` checks them), rather than a bare "interrupted" that leaves the user to guess."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        written = [record for record in records if record is not None]
+        kept = ""
+        if written:
+            names = ", ".join(written)
+            kept = (
+                f"; every game was played and the record is complete: {names}"
+                if len(written) == 1
+                else f"; every game was played and the records are complete: {names}"
+            )
+        fail(f"interrupted before the figures were shown{kept}", code=interrupted_exit())
 
 
 def log_level_option(value: str) -> str:

@@ -170,8 +170,12 @@ def _to_json(config: LeagueConfig, run: LeagueRun, db: Path) -> dict[str, object
 
 
 def league(
-    config_file: Path = typer.Argument(..., help="league config (TOML), e.g. configs/leagues/…"),
-    db: Path = typer.Option(DEFAULT_DB, "--db", help="SQLite results file (created if absent)"),
+    config_file: Path = typer.Argument(
+        ..., help="league config (TOML), e.g. configs/leagues/…", readable=False
+    ),
+    db: Path = typer.Option(
+        DEFAULT_DB, "--db", help="SQLite results file (created if absent)", readable=False
+    ),
     jobs: int | None = typer.Option(
         None,
         "--jobs",
@@ -189,7 +193,10 @@ def league(
         help="play on the arena server at this ws:// URL (connected bots)",
     ),
     records: Path | None = typer.Option(
-        None, "--records", help="write each match's JSONL game records into this directory"
+        None,
+        "--records",
+        help="write each match's JSONL game records into this directory",
+        readable=False,
     ),
     restart: bool = typer.Option(False, "--restart", help="forget this league's stored matches"),
     show: bool = typer.Option(
@@ -199,6 +206,10 @@ def league(
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
+    if show and restart:
+        fail("--show prints the stored standings and --restart forgets them: give one, not both")
+    if _is_directory(db):
+        fail(f"--db {db} is a directory; give the results file (e.g. {db / 'league.sqlite'})")
     try:
         config = load_league(
             config_file, jobs=jobs, games=games, seed=seed, server=server, records=records
@@ -247,6 +258,13 @@ def league(
         _report(config, run, db)
     if incomplete is not None:
         fail(str(incomplete))
+
+
+def _is_directory(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False  # not to be looked at: the results file's own error says why
 
 
 def _read_only(config: LeagueConfig, db: Path, exc: ReadOnlyStoreError) -> str:

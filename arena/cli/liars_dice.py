@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import stat
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,11 @@ from rich.table import Table
 
 from arena.bench.liars_dice import run_bench
 from arena.cli.common import (
+    MAX_MATCH_GAMES,
     at_least,
     fail,
     fresh_seed,
+    interrupt_after_play,
     interrupt_exits,
     match_recorder,
     output_console,
@@ -35,8 +38,14 @@ from arena.cli.serve import SERVER_HELP, run_on_server, server_url
 from arena.errors import ArenaError
 from arena.games.errors import GameError
 from arena.games.liars_dice import LiarsDiceRules, load_ruleset
-from arena.matches.liars_dice import MAX_SEATS, in_process_seats, run_table, table_names
-from arena.matches.liars_dice_series import run_match
+from arena.matches.liars_dice import (
+    MAX_SEATS,
+    TableReport,
+    in_process_seats,
+    run_table,
+    table_names,
+)
+from arena.matches.liars_dice_series import MatchReport, run_match
 from arena.matches.stats import Interval
 from arena.referee import TimeControl
 from arena.transports.inprocess import InProcessSeat
@@ -100,17 +109,24 @@ MODEL_HELP = (
 
 @ld_app.command("model", help=MODEL_HELP)
 def model_command(
-    path: Path = typer.Argument(..., help="a tables file, or a directory of them"),
+    path: Path = typer.Argument(..., help="a tables file, or a directory of them", readable=False),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
-    if path.is_dir():
-        files = sorted(path.glob("*.json"))
+    try:
+        found = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        fail(f"{path} does not exist")
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror or exc}")
+    files = [path]
+    if stat.S_ISDIR(found.st_mode):
+        try:
+            # Listed here, not by glob, which takes a directory it may not read for an empty one.
+            files = sorted(file for file in path.iterdir() if file.name.endswith(".json"))
+        except OSError as exc:
+            fail(f"cannot read the directory {path}: {exc.strerror or exc}")
         if not files:
             fail(f"{path} holds no tables (*.json); the bayes option tables_dir writes them")
-    elif path.exists():
-        files = [path]
-    else:
-        fail(f"{path} does not exist")
     try:
         profiles = [load_model(file).profile() | {"file": str(file)} for file in files]
     except ModelError as exc:
@@ -177,7 +193,9 @@ def match_command(
     bots: str | None = typer.Option(
         None, "--bots", help="a table instead: two to five bots, comma-separated"
     ),
-    games: int = typer.Option(100, "--games", callback=at_least(1), help="games to play"),
+    games: int = typer.Option(
+        100, "--games", callback=at_least(1, at_most=MAX_MATCH_GAMES), help="games to play"
+    ),
     seed: str | None = typer.Option(
         None,
         "--seed",
@@ -188,8 +206,12 @@ def match_command(
     rules: str | None = typer.Option(
         None, "--rules", help="ruleset: a name in configs/rulesets/ or a TOML path"
     ),
-    config_a: Path | None = typer.Option(None, "--config-a", help="first bot's config (TOML)"),
-    config_b: Path | None = typer.Option(None, "--config-b", help="second bot's config (TOML)"),
+    config_a: Path | None = typer.Option(
+        None, "--config-a", help="first bot's config (TOML)", readable=False
+    ),
+    config_b: Path | None = typer.Option(
+        None, "--config-b", help="second bot's config (TOML)", readable=False
+    ),
     config: list[str] = typer.Option(
         [],
         "--config",
@@ -197,7 +219,11 @@ def match_command(
         "BOT#2=FILE … give the copies of a bot named twice a config each",
     ),
     record: Path | None = typer.Option(
-        None, "--record", help="write the match as one JSONL record in this directory"
+        None,
+        "--record",
+        help="write the match as one JSONL record in this directory (an earlier record of "
+        "the same seed is replaced, with a note)",
+        readable=False,
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
     server: str | None = typer.Option(
@@ -325,11 +351,25 @@ def _duel(
                 )
     except (UnknownBotError, ConfigError, ArenaError, ModelError) as exc:
         fail(str(exc))
+    written = written_record(rec)
+    with interrupt_after_play([written]):
+        _show_duel(report, a, b, games, seed, written, json_output)
+
+
+def _show_duel(
+    report: MatchReport,
+    a: str,
+    b: str,
+    games: int,
+    seed: str,
+    record: str | None,
+    json_output: bool,
+) -> None:
     data = report.to_json()
     if json_output:
         # The seed (a fresh one is shown on stderr too) and the record tie the figures to the
         # games that gave them.
-        print_json({**data, "seed": seed, "record": written_record(rec)})
+        print_json({**data, "seed": seed, "record": record})
         return
     interval = report.interval()
     # A strategy against itself: which copy is which must still read plainly.
@@ -459,8 +499,16 @@ def _table(
                 )
     except (UnknownBotError, ConfigError, ArenaError, ModelError) as exc:
         fail(str(exc))
+    written = written_record(rec)
+    with interrupt_after_play([written]):
+        _show_table(report, games, seed, written, json_output)
+
+
+def _show_table(
+    report: TableReport, games: int, seed: str, record: str | None, json_output: bool
+) -> None:
     if json_output:
-        print_json({**report.to_json(), "record": written_record(rec)})
+        print_json({**report.to_json(), "record": record})
         return
     table = Table(
         title=escape(
@@ -513,8 +561,10 @@ def bench_command(
         # As the gauntlet says it: one line and 130, not a half-drawn bar and silence.
         fail("interrupted: the bench is reported only once every run is timed", 130)
     data = report.to_json()
+    (target,) = data["targets"]
     if json_output:
         print_json(data)
+        _exit_if_missed(target)
         return
     drivers = data["driver_comparison"]
     out.print(
@@ -536,6 +586,19 @@ def bench_command(
         f"({drivers['direct_us_per_decision']:.0f} µs/decision), ratio "
         f"{drivers['referee_vs_direct_time_ratio']}"
     )
+    verdict = {None: "not judged (it is set for 500 games)", True: "met", False: "MISSED"}
+    out.print(
+        f"target: {target['quantity']} {target['measured']:g} "
+        f"({target['comparison']} {target['bound']:g}): {verdict[target['met']]}"
+    )
+    _exit_if_missed(target)
+
+
+def _exit_if_missed(target: dict[str, Any]) -> None:
+    """Exit 1 after the figures when the time target was missed, as the other benches do: a
+    script or CI job must not read a missed target as success."""
+    if target["met"] is False:
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:

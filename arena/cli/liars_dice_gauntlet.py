@@ -52,10 +52,12 @@ def gauntlet(
         "1-8); each personality's win rate and the gain are over every seed's games, and each "
         "seed's mean is shown too. A text seed holding '-' goes to --seed",
     ),
-    config: Path | None = typer.Option(None, "--config", help="bot config (TOML)"),
+    config: Path | None = typer.Option(None, "--config", help="bot config (TOML)", readable=False),
     driver: str = typer.Option("referee", "--driver", help=DRIVER_HELP),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
-    plot: Path | None = typer.Option(None, "--plot", help="write the win-trend charts here"),
+    plot: Path | None = typer.Option(
+        None, "--plot", help="write the win-trend charts here", readable=False
+    ),
     opponents: str | None = typer.Option(
         None,
         "--opponents",
@@ -68,7 +70,7 @@ def gauntlet(
         "interval (paired game by game)",
     ),
     baseline_config: Path | None = typer.Option(
-        None, "--baseline-config", help="the baseline's config (TOML)"
+        None, "--baseline-config", help="the baseline's config (TOML)", readable=False
     ),
     jobs: int = typer.Option(
         1,

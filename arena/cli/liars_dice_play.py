@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
+import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -20,8 +22,10 @@ from arena.cli.common import (
     fresh_seed,
     output_directory,
     print_json,
-    record_path,
+    record_file,
+    replace_record,
     split_names,
+    why_not_written,
 )
 from arena.cli.liars_dice import ld_app, show_profile, span, table_configs
 from arena.errors import ArenaError
@@ -112,7 +116,11 @@ def play_command(
         [], "--config", help="BOT=FILE, the config (TOML) of BOT (e.g. bayes=… with tables_dir)"
     ),
     record: Path | None = typer.Option(
-        None, "--record", help="write the finished games' record to this directory at the end"
+        None,
+        "--record",
+        help="write the finished games' record to this directory at the end (an earlier record "
+        "of the same seed is replaced, with a note)",
+        readable=False,
     ),
     json_output: bool = typer.Option(
         False, "--json", help="print the result as one JSON object (the game goes to stderr)"
@@ -129,6 +137,8 @@ def play_command(
     configs = table_configs(config, names)
     # Shown only at the end: the dice of every game follow from it.
     seed_text = fresh_seed(seed)
+    # Checked now, written at the end: a name taken by a directory must not cost the session.
+    record_to = record_file(record, "liars-dice-play", seed_text) if record is not None else None
     stream = sys.stderr if json_output else sys.stdout
     console = _stream_console(stream)
     try:
@@ -183,25 +193,59 @@ def play_command(
         if session is None:
             fail("interrupted before any game finished", 130)
         session.left_early = True
-    if record is not None and session.games:
+    unwritten: str | None = None
+    if record_to is not None and session.games:
         # Written only now: its reveal line publishes the seed, from which every die follows.
-        path = record_path(record, "liars-dice-play", seed_text)
-        path.unlink(missing_ok=True)
-        with JsonlRecorder(path) as recorder:
-            for line in session.record:
-                recorder.write(line)
-        short = (
-            f"; it reports the match as short: {session.games} of the {games} games announced"
-            if session.games < games
-            else ""
-        )
-        console.say(f"record: {path} (arena verify {path}{short})")
+        try:
+            _write_record(record_to, session.record)
+        except OSError as exc:
+            unwritten = (
+                f"--record {record}: cannot write {record_to}: {why_not_written(record_to, exc)}; "
+                f"{_keep_elsewhere(record_to, session.record)}"
+            )
+        else:
+            short = (
+                f"; it reports the match as short: {session.games} of the {games} games announced"
+                if session.games < games
+                else ""
+            )
+            console.say(f"record: {record_to} (arena verify {record_to}{short})")
     if json_output:
         print_json(session.to_json())
-        return
-    ended = " (you left early)" if session.left_early else ""
-    console.say(f"\n{_score(session) if session.games else 'No game finished'}{ended}")
-    console.say(f"match seed: {seed_text} (--seed {seed_text} deals the same dice again)")
+    else:
+        ended = " (you left early)" if session.left_early else ""
+        console.say(f"\n{_score(session) if session.games else 'No game finished'}{ended}")
+        console.say(f"match seed: {seed_text} (--seed {seed_text} deals the same dice again)")
+    if unwritten is not None:
+        # Last, after the score and the seed: the session itself is not lost.
+        fail(unwritten)
+
+
+def _write_record(path: Path, lines: Sequence[dict[str, Any]]) -> None:
+    """The session's record at ``path`` (an earlier one replaced, with a note); `OSError` when
+    it cannot be written (the directory removed, or its name taken, during the session)."""
+    replace_record(path)
+    with JsonlRecorder(path) as recorder:
+        for line in lines:
+            recorder.write(line)
+
+
+def _keep_elsewhere(path: Path, lines: Sequence[dict[str, Any]]) -> str:
+    """Write the session's record to a new file in the temporary directory (readable by this
+    user only) when ``path`` could not be written, and say where: the games played are not
+    lost for a directory removed during the session."""
+    try:
+        handle, kept = tempfile.mkstemp(prefix=f"{path.stem}-", suffix=".jsonl")
+        os.close(handle)
+        with JsonlRecorder(Path(kept)) as recorder:
+            for line in lines:
+                recorder.write(line)
+    except OSError as exc:
+        return (
+            f"the record could not be kept in {tempfile.gettempdir()} either "
+            f"({exc.strerror or exc}): the score and the seed above are what remains"
+        )
+    return f"the session's record is kept in {kept} instead (arena verify {kept})"
 
 
 def _score(session: HumanSession) -> str:

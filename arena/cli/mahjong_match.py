@@ -18,12 +18,14 @@ from arena.bench.mahjong_match import run_match_bench, target_line
 from arena.cli.common import (
     at_least,
     fail,
+    interrupt_after_play,
     interrupt_exits,
     match_recorder,
     output_console,
     output_directory,
     print_json,
     progress_bar,
+    record_file,
     refuse_config_on_server,
     refuse_public_seed_on_server,
     seed_shown_at_end,
@@ -283,10 +285,16 @@ def match_mahjong(
         "rotate", "--layout", help="rotate: four programs; ab: two programs, two copies each"
     ),
     config_a: Path | None = typer.Option(
-        None, "--config-a", help="--layout ab: the first program's config (TOML), both copies"
+        None,
+        "--config-a",
+        help="--layout ab: the first program's config (TOML), both copies",
+        readable=False,
     ),
     config_b: Path | None = typer.Option(
-        None, "--config-b", help="--layout ab: the second program's config (TOML), both copies"
+        None,
+        "--config-b",
+        help="--layout ab: the second program's config (TOML), both copies",
+        readable=False,
     ),
     config: list[str] = typer.Option(
         [],
@@ -299,7 +307,11 @@ def match_mahjong(
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
     record: Path | None = typer.Option(
-        None, "--record", help="write each match as one JSONL record in this directory"
+        None,
+        "--record",
+        help="write each match as one JSONL record in this directory (an earlier record of the "
+        "same seed is replaced, with a note)",
+        readable=False,
     ),
     deadline_ms: int | None = typer.Option(
         None,
@@ -347,6 +359,10 @@ def match_mahjong(
             build_bots(specs[0])
     except (ArenaError, UnknownBotError, ValueError) as exc:
         fail(str(exc))
+    if record is not None:
+        # Every match's record name, before the first: not a series stopped at its second.
+        for spec in specs:
+            record_file(record, "mahjong", spec.seed)
     if server is not None:
         leak = claim_timing_note(rules, f"--ruleset {ruleset}")
         if leak is not None:
@@ -392,6 +408,17 @@ def match_mahjong(
                     )
             results.append(played)
             records.append(written_record(recorder))
+    with interrupt_after_play(records):
+        _show_series(results, records, base_seed, matches, json_output)
+
+
+def _show_series(
+    results: list[MatchResult],
+    records: list[str | None],
+    base_seed: str,
+    matches: int,
+    json_output: bool,
+) -> None:
     if json_output:
         if matches == 1:
             print_json({**results[0].to_json(), "record": records[0]})

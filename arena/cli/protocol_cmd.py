@@ -6,13 +6,23 @@ import json
 
 import typer
 
+from arena.cli.common import between, fail
 from protocol.codec import json_schema
 
 protocol_app = typer.Typer(help="The JSON protocol bots speak.", no_args_is_help=True)
 
 
+MAX_INDENT = 16
+"""The widest indentation `schema` writes: wider only pads the lines (a huge one would not fit
+in memory)."""
+
+
 @protocol_app.command("schema")
-def schema(indent: int = typer.Option(2, help="JSON indentation")) -> None:
+def schema(
+    indent: int = typer.Option(
+        2, callback=between(0, MAX_INDENT), help=f"JSON indentation, 0 to {MAX_INDENT}"
+    ),
+) -> None:
     """Print the JSON Schema of every message."""
     typer.echo(json.dumps(json_schema(), indent=indent, ensure_ascii=False))
 
@@ -25,6 +35,8 @@ def doc(
     """Generate docs/PROTOCOL.md (message tables and real game logs) from the code."""
     from arena.protocol_doc import DOC_PATH, render
 
+    if check and write:
+        fail("give --check (compare docs/PROTOCOL.md with the code) or --write, not both")
     text = render()
     if check:
         current = DOC_PATH.read_text(encoding="utf-8") if DOC_PATH.exists() else ""

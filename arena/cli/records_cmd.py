@@ -12,7 +12,14 @@ from typing import Any, NoReturn
 import typer
 from rich.markup import escape
 
-from arena.cli.common import existing_file, fail, output_console, print_json
+from arena.cli.common import (
+    InputFileError,
+    existing_file_or_stdin,
+    fail,
+    input_file,
+    output_console,
+    print_json,
+)
 from arena.errors import ArenaError
 from arena.replay import GameCheck, RecordCheck, Step, check_record
 from arena.replay_match import MatchCheck
@@ -37,15 +44,33 @@ def _line(text: str) -> None:
     out.print(text, soft_wrap=True)
 
 
+RECORD_HELP = (
+    "a .jsonl game record (or any file that can be read once: a FIFO, <(zcat r.jsonl.gz); - is "
+    "standard input)"
+)
+
+# One paragraph each, not a docstring: `arena --help` would keep a docstring's line breaks and
+# cut its summary mid-sentence.
+REPLAY_HELP = (
+    "Print a recorded game step by step, re-checking every step against the engine; a mismatch "
+    "is shown where it happens. Without --game the matches are checked whole too, as `arena "
+    "verify` does."
+)
+VERIFY_HELP = (
+    "Check a record: the seed matches its commitment and re-derives every deal and event, and "
+    "each match holds the games it announced. Exit 0 when every check passes, 1 when one "
+    "fails, 2 when the file cannot be read as a record."
+)
+
+
 def replay(
-    record: Path = typer.Argument(..., help="a .jsonl game record", callback=existing_file),
+    record: Path = typer.Argument(
+        ..., help=RECORD_HELP, callback=existing_file_or_stdin, readable=False
+    ),
     game: str | None = typer.Option(
         None, help="only the game with this id (its match as a whole is not checked)"
     ),
 ) -> None:
-    """Print a recorded game step by step, re-checking every step against the engine; a
-    mismatch is shown where it happens. Without --game the matches are checked whole too, as
-    `arena verify` does."""
 
     def show(step: Step) -> None:
         style = STYLE.get(step.kind, "default")
@@ -75,20 +100,17 @@ def replay(
 
 
 def verify(
-    record: Path = typer.Argument(..., help="a .jsonl game record"),
+    record: Path = typer.Argument(..., help=RECORD_HELP, readable=False),
     json_output: bool = typer.Option(
         False, "--json", help="print one JSON object (docs/DEALING.md, 'arena verify --json')"
     ),
 ) -> None:
-    """Check a record: the seed matches its commitment and re-derives every deal and event,
-    and each match holds the games it announced. Exit 0 when every check passes, 1 when one
-    fails, 2 when the file cannot be read as a record."""
-    if record.is_dir():
-        _unreadable(record, f"{record} is a directory, not a file", json_output)
-    if not record.is_file():
-        _unreadable(record, f"no file {record}", json_output)
     try:
-        report = check_record(record)
+        source = input_file(record, stdin=True)
+    except InputFileError as exc:
+        _unreadable(record, str(exc), json_output)
+    try:
+        report = check_record(source)
     except ArenaError as exc:
         _unreadable(record, str(exc), json_output)
     if json_output:
@@ -162,5 +184,5 @@ def verify_json(record: Path, report: RecordCheck) -> dict[str, Any]:
 
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
-    app.command()(replay)
-    app.command()(verify)
+    app.command(help=REPLAY_HELP)(replay)
+    app.command(help=VERIFY_HELP)(verify)

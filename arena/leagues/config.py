@@ -487,20 +487,21 @@ def _bot_error(game: str, entry: LeagueBot, where: str, error: Exception) -> str
 
 
 def _validate(
-    data: Mapping[str, Any], source: Path | None, contents: LeagueContents | None = None
+    data: Mapping[str, Any],
+    source: Path | None,
+    contents: LeagueContents | None = None,
+    *,
+    options: Mapping[str, str] | None = None,
 ) -> LeagueConfig:
     """Check ``data`` and read the files it names, or take ``contents`` for them (what they
-    said when an earlier copy of this config loaded)."""
+    said when an earlier copy of this config loaded). ``options``: the keys whose value came
+    from the command line, each with its option, which a bad value is blamed on instead of the
+    file."""
     where = str(source) if source is not None else "league config"
     try:
         config = LeagueConfig.model_validate({**data, "source": source})
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc']) or 'config'}: "
-            f"{error['msg'].removeprefix('Value error, ')}"
-            for error in exc.errors()
-        )
-        raise LeagueConfigError(f"{where}: {problems}") from None
+        raise LeagueConfigError(_problems(exc, where, options or {})) from None
     if contents is None:
         try:
             rules = config._read_rules()
@@ -533,14 +534,48 @@ def _validate(
     return config
 
 
+def _problems(exc: ValidationError, where: str, options: Mapping[str, str]) -> str:
+    """The problems of a config that does not validate, in one line: those of a key the
+    command line gave (``options``) under its option (``--games: …``), the others under the
+    file (``league.toml: bots: …``)."""
+    in_file: list[str] = []
+    in_options: list[str] = []
+    for error in exc.errors():
+        loc = error["loc"]
+        message = error["msg"].removeprefix("Value error, ")
+        option = options.get(str(loc[0])) if loc else None
+        if option is not None:
+            in_options.append(f"{option}: {message}")
+        else:
+            in_file.append(f"{'.'.join(str(part) for part in loc) or 'config'}: {message}")
+    return "; ".join(([f"{where}: {'; '.join(in_file)}"] if in_file else []) + in_options)
+
+
+_BOM = "\ufeff"
+
+
 def load_league(path: Path, **overrides: Any) -> LeagueConfig:
-    """Read and check a league config file; ``overrides`` (CLI options, `None` = not given)
-    replace its keys before the check."""
+    """Read and check a league config file; ``overrides`` (CLI options ``--KEY``, `None` = not
+    given) replace its keys before the check, and a value of theirs that fails it is blamed on
+    the option, not on the file."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise LeagueConfigError(
+            f"cannot read league config {path}: {exc.strerror or exc}"
+        ) from None
+    except UnicodeDecodeError as exc:
         raise LeagueConfigError(f"cannot read league config {path}: {exc}") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise LeagueConfigError(f"{path}: not valid TOML: {exc}") from None
-    data.update({key: value for key, value in overrides.items() if value is not None})
-    return _validate(data, path)
+        # Some Windows editors save UTF-8 with a byte-order mark, which TOML does not allow.
+        hint = (
+            "; the file starts with a byte-order mark (BOM): save it as UTF-8 without one"
+            if text.startswith(_BOM)
+            else ""
+        )
+        raise LeagueConfigError(f"{path}: not valid TOML: {exc}{hint}") from None
+    given = {key: value for key, value in overrides.items() if value is not None}
+    data.update(given)
+    return _validate(data, path, options={key: f"--{key}" for key in given})

@@ -35,7 +35,7 @@ runner = CliRunner()
         (["bench", "mahjong-match", "--games", "0"], "--games must be at least 1"),
         (["bench", "liars-dice", "--games", "0"], "--games must be at least 1"),
         (["bench", "liars-dice", "--driver-games", "0"], "--driver-games must be at least 1"),
-        (["bench", "dealing", "--deals", "0"], "--deals must be at least 1"),
+        (["bench", "dealing", "--deals", "259"], "--deals must be at least 260, got 259"),
         (["bench", "dealing", "--scalar-deals", "-5"], "--scalar-deals must be at least 1"),
     ],
 )
