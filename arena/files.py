@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -16,3 +17,25 @@ def probe_writable(directory: Path, prefix: str = ".arena-write-check-") -> None
     handle, probe = tempfile.mkstemp(dir=directory, prefix=prefix)
     os.close(handle)
     os.unlink(probe)
+
+
+def why_not_written(path: Path, exc: OSError) -> str:
+    """Why ``path`` (a directory to make, or a file to write) could not be: a file in the way
+    is named — "File exists" or "Not a directory" would not say which one is a file — else the
+    system's reason."""
+    blocker = _not_a_directory(path if isinstance(exc, FileExistsError) else path.parent)
+    if blocker is not None:
+        return f"{blocker} is {'a file' if blocker.is_file() else 'not a directory'}"
+    return exc.strerror or str(exc)
+
+
+def _not_a_directory(path: Path) -> Path | None:
+    """The nearest of ``path`` and its parents that exists, when it is not a directory (a file
+    in the way of the directory to make); None when that one is a directory or none exists."""
+    for candidate in (path, *path.parents):
+        try:
+            found = candidate.stat()
+        except OSError:
+            continue
+        return None if stat.S_ISDIR(found.st_mode) else candidate
+    return None

@@ -9,6 +9,8 @@ from typing import Any
 
 import structlog
 
+from arena.files import why_not_written
+
 _settings: tuple[str, Path | None] = ("warning", None)
 _installed: list[logging.Handler] = []
 """The root logger's handlers the last `configure_logging` made."""
@@ -94,7 +96,7 @@ def configure_logging(level: str = "warning", json_file: Path | None = None) -> 
             to_file = logging.FileHandler(json_file, encoding="utf-8")
         except OSError as exc:
             raise LogSetupError(
-                f"cannot write JSON logs to {json_file}: {exc.strerror or exc}"
+                f"cannot write JSON logs to {json_file}: {why_not_written(json_file, exc)}"
             ) from None
         to_file.setLevel(logging.DEBUG)
         to_file.setFormatter(

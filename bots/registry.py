@@ -40,7 +40,8 @@ def read_config(path: Path) -> tuple[str | None, dict[str, Any]]:
     try:
         settings = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise BotConfigError(f"cannot read bot config {path}: {exc}") from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise BotConfigError(f"cannot read bot config {path}: {reason}") from None
     except tomllib.TOMLDecodeError as exc:
         raise BotConfigError(f"{path}: not valid TOML: {exc}") from None
     named = settings.pop(STRATEGY_KEY, None)

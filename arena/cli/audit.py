@@ -15,9 +15,16 @@ import typer
 from rich.table import Table
 
 from arena.bench.dealing import TARGET_DEALS, TARGET_SECONDS, run_dealing_bench
-from arena.cli.common import at_least, fail, interrupt_exits, output_console, print_json
+from arena.cli.common import (
+    at_least,
+    fail,
+    interrupt_exits,
+    output_console,
+    print_json,
+    progress_bar,
+)
 from arena.dealing import MatchSeed
-from arena.dealing.audit import Report, audit_bridge, audit_dice, audit_mahjong
+from arena.dealing.audit import Progress, Report, audit_bridge, audit_dice, audit_mahjong
 from arena.dealing.bridge import deal_bridge
 from arena.dealing.deals import roll_dice, shuffled_wall
 from arena.dealing.planted import PLANTED_DICE, PLANTED_SHUFFLES
@@ -30,6 +37,7 @@ from arena.dealing.seed_table import (
 from arena.errors import ArenaError
 
 out = output_console()
+err = output_console(stderr=True)
 
 audit_app = typer.Typer(
     help="Audit the dealer: tallies against exact probabilities, chi-square tests, and a "
@@ -58,9 +66,16 @@ def _seed(text: str | None) -> MatchSeed:
     return MatchSeed.generate() if text is None else MatchSeed.from_text(text)
 
 
-def _run(fn: Callable[[MatchSeed, int], Report], deals: int, seed: str | None) -> Report:
+def _run(fn: Callable[[MatchSeed, int, Progress], Report], deals: int, seed: str | None) -> Report:
+    """``fn`` on the seed and ``deals``, with a progress bar on stderr (gone when it is done)."""
     try:
-        return fn(_seed(seed), deals)
+        with progress_bar(err, transient=True) as progress:
+            task = progress.add_task("dealing", total=deals)
+
+            def dealt(done: int, _total: int) -> None:
+                progress.update(task, completed=done)
+
+            return fn(_seed(seed), deals, dealt)
     except (ArenaError, ValueError) as exc:
         fail(str(exc))
 
@@ -277,7 +292,7 @@ def bridge_cmd(
     """Bridge: hand patterns, HCP of a hand and of N+S, card × seat and card × position; beside
     them, seed 000's published pattern and points tables tested against the exact laws."""
     shuffle = _planted(planted, PLANTED_SHUFFLES)
-    report = _run(lambda s, n: audit_bridge(s, n, shuffle=shuffle), deals, seed)
+    report = _run(lambda s, n, p: audit_bridge(s, n, shuffle=shuffle, progress=p), deals, seed)
     _emit(_label_planted(report, planted), json_output, _show_bridge)
 
 
@@ -290,7 +305,7 @@ def mahjong_cmd(
 ) -> None:
     """Mahjong walls: every position holds every tile kind with probability 1/34."""
     shuffle = _planted(planted, PLANTED_SHUFFLES) or shuffled_wall
-    report = _run(lambda s, n: audit_mahjong(s, n, shuffle=shuffle), deals, seed)
+    report = _run(lambda s, n, p: audit_mahjong(s, n, shuffle=shuffle, progress=p), deals, seed)
     _emit(_label_planted(report, planted), json_output, _show_mahjong)
 
 
@@ -303,7 +318,7 @@ def dice_cmd(
 ) -> None:
     """Dice: faces of every die and sums of five dice, against the exact distributions."""
     roll = _planted(planted, PLANTED_DICE) or roll_dice
-    report = _run(lambda s, n: audit_dice(s, n, roll=roll), deals, seed)
+    report = _run(lambda s, n, p: audit_dice(s, n, roll=roll, progress=p), deals, seed)
     _emit(_label_planted(report, planted), json_output, _show_dice)
 
 

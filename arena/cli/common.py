@@ -31,7 +31,7 @@ from rich.progress import (
 )
 
 from arena.dealing import MatchSeed
-from arena.files import probe_writable
+from arena.files import probe_writable, why_not_written
 from arena.matches.stats import finite_json
 from arena.records import JsonlRecorder
 from bots.version import version_line as version_line
@@ -127,28 +127,6 @@ def output_directory(path: Path | None, option: str) -> None:
         probe_writable(path)
     except OSError as exc:
         fail(f"{option} {path}: cannot write in that directory: {exc.strerror or exc}")
-
-
-def why_not_written(path: Path, exc: OSError) -> str:
-    """Why ``path`` (a directory to make, or a file to write) could not be: a file in the way
-    is named — "File exists" or "Not a directory" would not say which one is a file — else the
-    system's reason."""
-    blocker = _not_a_directory(path if isinstance(exc, FileExistsError) else path.parent)
-    if blocker is not None:
-        return f"{blocker} is {'a file' if blocker.is_file() else 'not a directory'}"
-    return exc.strerror or str(exc)
-
-
-def _not_a_directory(path: Path) -> Path | None:
-    """The nearest of ``path`` and its parents that exists, when it is not a directory (a file
-    in the way of the directory to make); None when that one is a directory or none exists."""
-    for candidate in (path, *path.parents):
-        try:
-            found = candidate.stat()
-        except OSError:
-            continue
-        return None if stat.S_ISDIR(found.st_mode) else candidate
-    return None
 
 
 _SAFE_SEED_LENGTH = 48

@@ -45,7 +45,12 @@ def _logging(
         callback=log_level_option,
         help=f"terminal log level: {', '.join(LOG_LEVELS)}",
     ),
-    log_file: Path | None = typer.Option(None, help="also write JSON logs (all levels) here"),
+    log_file: Path | None = typer.Option(
+        # Written, never read: a write-only file will do (the default asks click for readable).
+        None,
+        help="also write JSON logs (all levels) here",
+        readable=False,
+    ),
     _version: bool = version_option("arena"),
 ) -> None:
     if context.invoked_subcommand in SETS_OWN_LOGGING:

@@ -240,7 +240,15 @@ class HumanSeat:
             try:
                 action = parse_action(command)
             except InvalidActionError as exc:
-                self.console.say(f"{exc} (? for help)")
+                if command.split(" ", 1)[0] in ("bid", "challenge", "reroll"):
+                    self.console.say(f"{exc} (? for help)")  # read, but breaks a rule
+                else:
+                    # The engine's message teaches the protocol's words; a person types these.
+                    reroll = ", 'r 66' to re-roll" if observation.reroll else ""
+                    self.console.say(
+                        f"cannot read {command!r}: type '4 5' to bid four 5s, 'c' to challenge"
+                        f"{reroll} (? for help)"
+                    )
                 continue
             if legal is None or str(action) in legal:
                 return Action(seq=request.seq, action=str(action), seat=request.seat)

@@ -214,9 +214,15 @@ def test_a_log_file_only_written_need_not_be_readable(
     if reader[0] >= 0:
         os.chown(log, *reader)
     log.chmod(0o200)
-    ((code, _, stderr),) = run_as_reader(
-        reader, shared, [["bots", "run", "random", "--url", "http://x", "--log-json", log.name]]
+    ((code, _, stderr), (arena_code, _, arena_stderr)) = run_as_reader(
+        reader,
+        shared,
+        [
+            ["bots", "run", "random", "--url", "http://x", "--log-json", log.name],
+            ["arena", "--log-file", log.name, "protocol", "schema"],
+        ],
     )
+    assert (arena_code, arena_stderr) == (0, "")
     # Past the log file (opened for writing), to the next check: the URL.
     assert code == 2
     assert stderr.strip() == (

@@ -140,7 +140,8 @@ def test_bad_input_names_the_rule_and_is_asked_again() -> None:
     assert "the opening bid must claim at least 2 dice" in shown
     assert "claims more dice than the 10 in play" in shown
     assert "there is no bid to challenge" in shown
-    assert "cannot read 'banana'" in shown
+    assert "cannot read 'banana': type '4 5' to bid four 5s, 'c' to challenge" in shown
+    assert "bid CxF" not in shown  # the protocol's words, not what a person types
     # Nothing the person typed reached the referee as a failure: it was asked again.
     assert session.games == 1
     assert not [line for line in session.record if line["type"] == "failure"]
