@@ -465,19 +465,20 @@ async def play_game(
         )
     played = await table.run()
     result = played.result
-    # Recorded before any bot sees it, and deep-copied: an in-process bot gets the object itself,
-    # whose lists and dicts are not frozen, and must not reach the record or the engine's result.
+    # The line is made before any bot sees the end, and the end deep-copied: an in-process bot
+    # gets the object itself, whose lists and dicts are not frozen, and must not reach the record
+    # or the engine's result. It is written after the broadcast, with no await until the return:
+    # a match stopped while a seat is told the end then records no game it does not count.
     end = GameEnd(
         scores=list(result.scores),
         winners=list(result.winners),
         reason=result.reason,
         detail=copy.deepcopy(dict(result.detail)),
     )
-    table.record(
-        {"type": "result", **end.model_dump(mode="json"), "penalties": list(played.penalties)}
-    )
+    line = {"type": "result", **end.model_dump(mode="json"), "penalties": list(played.penalties)}
+    await table.broadcast(end)
+    table.record(line)
     if reveal:
         table.record({"type": "reveal", "seed": seed.hex()})
-    await table.broadcast(end)
     table.log.debug("game_over", reason=result.reason, scores=list(result.scores))
     return played

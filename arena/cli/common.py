@@ -203,34 +203,72 @@ def replace_record(path: Path) -> None:
 def match_recorder(
     directory: Path | None, prefix: str, seed: str, console: Console, *, first_game: str = "g0"
 ) -> Iterator[JsonlRecorder | None]:
-    """A fresh JSONL record ``DIRECTORY/PREFIX-SEED.jsonl`` for one match (`record_path`; an
-    earlier one is replaced, with a note on stderr: `replace_record`), or ``None`` without a
-    directory. A name taken by a directory, or a file that cannot be made, is a one-line error
-    before the first game. Its path, and how to replay it, is printed on ``console`` when it
-    closes; a match that wrote nothing (a table on a server that never opened) leaves no
-    file."""
+    """A JSONL record ``DIRECTORY/PREFIX-SEED.jsonl`` for one match (`record_path`), or
+    ``None`` without a directory. A name taken by a directory, or a file that cannot be made,
+    is a one-line error before the first game.
+
+    The match is written to a hidden part file beside it, which takes the record's name only
+    once the match has written something (`_settle_record`): an earlier record of the same seed
+    is replaced then, with a note on stderr, and never by nothing (a table on a server that
+    never opened) or, while it exists, by an interrupted match's part. The record's path, and
+    how to replay it, is printed on ``console``."""
     if directory is None:
         yield None
         return
     path = record_file(directory, prefix, seed)
+    part = path.with_name(f".{path.name}.{os.getpid()}.part")
     try:
-        replace_record(path)
-        recorder = JsonlRecorder(path)
+        recorder = JsonlRecorder(part)
     except OSError as exc:
         fail(f"--record {directory}: cannot write {path}: {why_not_written(path, exc)}")
+    finished = False
     try:
         yield recorder
+        finished = True
     finally:
         recorder.close()
-        if path.stat().st_size == 0:
-            path.unlink()
-        else:
-            # A path is text, not markup: a directory named like "[x]" must print as typed.
-            console.print(
-                f"record: {path} (arena replay {path} --game {first_game})",
-                soft_wrap=True,
-                markup=False,
-            )
+        _settle_record(recorder, path, finished=finished, shown_on=console, first_game=first_game)
+
+
+def _settle_record(
+    recorder: JsonlRecorder, path: Path, *, finished: bool, shown_on: Console, first_game: str
+) -> None:
+    """Put the part file ``recorder`` wrote where it belongs, and say where: nothing written
+    leaves nothing (an earlier record stays); a finished match, or one with no earlier record,
+    takes ``path``; an interrupted match beside an earlier record is kept apart from it, as
+    ``NAME.interrupted.jsonl``, so a complete record is never replaced by a partial one. Notes
+    go to stderr; the record's line to ``shown_on``."""
+    part = recorder.path
+    try:
+        if part.stat().st_size == 0:
+            part.unlink()
+            return
+        earlier = path.exists()
+        target = path
+        if earlier and not finished:
+            target = path.with_name(f"{path.stem}.interrupted.jsonl")
+        os.replace(part, target)
+    except OSError as exc:
+        console.print(
+            f"note: the record could not be put in place ({exc.strerror or exc}); its games "
+            f"are in {part}",
+            markup=False,
+            soft_wrap=True,
+        )
+        return
+    recorder.path = target
+    if earlier and target == path:
+        note = f"note: replaced {path}, the record of an earlier match on the same seed"
+        console.print(note, markup=False, highlight=False, soft_wrap=True)
+    elif earlier:
+        note = f"note: kept the earlier record {path}; this match's games are in {target}"
+        console.print(note, markup=False, highlight=False, soft_wrap=True)
+    # A path is text, not markup: a directory named like "[x]" must print as typed.
+    shown_on.print(
+        f"record: {target} (arena replay {target} --game {first_game})",
+        soft_wrap=True,
+        markup=False,
+    )
 
 
 def written_record(recorder: JsonlRecorder | None) -> str | None:

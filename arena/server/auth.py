@@ -39,7 +39,8 @@ class TokenFileError(ArenaError, ValueError):
 
 
 def digest(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+    # surrogatepass: a hello's JSON can carry a lone surrogate, which plain UTF-8 refuses.
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def is_loopback(host: str) -> bool:
@@ -153,7 +154,13 @@ def _locked(lock: Path) -> Iterator[None]:
     third lock a new file of that name, and two writers would run at once."""
     import fcntl  # POSIX; imported here so that reading tokens needs no more than Python
 
-    descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        # Named here: the caller's message names the tokens file, which may not even exist.
+        raise TokenFileError(
+            f"cannot lock {lock}, which guards the tokens file: {exc.strerror or exc}"
+        ) from None
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         yield

@@ -26,7 +26,10 @@ log = structlog.get_logger(__name__)
 def _same_secret(given: str, secret: str) -> bool:
     """In constant time, so that a guesser cannot learn a resume token from how long a refusal
     takes; as bytes, since a hello may carry any text (compare_digest refuses non-ASCII str)."""
-    return secrets.compare_digest(given.encode(), secret.encode())
+    # surrogatepass: JSON can carry a lone surrogate, which plain UTF-8 refuses to encode.
+    return secrets.compare_digest(
+        given.encode("utf-8", "surrogatepass"), secret.encode("utf-8", "surrogatepass")
+    )
 
 
 def _replaceable(session: BotSession, link: Link) -> bool:

@@ -136,6 +136,12 @@ def test_a_directory_is_named_once(tmp_path: Path) -> None:
     assert shown.stderr == f"error: cannot write tokens file {tmp_path}: it is a directory\n"
 
 
+def test_a_lock_file_that_cannot_be_made_is_named(tmp_path: Path) -> None:
+    (tmp_path / "t.toml.lock").mkdir()
+    with pytest.raises(TokenFileError, match=r"cannot lock .*t\.toml\.lock, which guards"):
+        add_token(tmp_path / "t.toml", "b")
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes a directory whatever its mode")
 def test_a_read_only_directory_is_a_token_file_error(tmp_path: Path) -> None:
     read_only = tmp_path / "ro"
