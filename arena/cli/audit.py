@@ -24,7 +24,14 @@ from arena.cli.common import (
     progress_bar,
 )
 from arena.dealing import MatchSeed
-from arena.dealing.audit import Progress, Report, audit_bridge, audit_dice, audit_mahjong
+from arena.dealing.audit import (
+    MAX_DEALS,
+    Progress,
+    Report,
+    audit_bridge,
+    audit_dice,
+    audit_mahjong,
+)
 from arena.dealing.bridge import deal_bridge
 from arena.dealing.deals import roll_dice, shuffled_wall
 from arena.dealing.planted import PLANTED_DICE, PLANTED_SHUFFLES
@@ -284,7 +291,9 @@ def _emit(report: Report, json_output: bool, show: Callable[[Report], None]) -> 
 
 @audit_app.command("bridge")
 def bridge_cmd(
-    deals: int = typer.Option(100_000, "--deals", callback=at_least(260), help=DEALS_HELP),
+    deals: int = typer.Option(
+        100_000, "--deals", callback=at_least(260, at_most=MAX_DEALS), help=DEALS_HELP
+    ),
     seed: str | None = typer.Option(None, "--seed", help=SEED_HELP),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
     planted: str | None = typer.Option(None, "--planted", help=PLANTED_HELP),
@@ -298,7 +307,9 @@ def bridge_cmd(
 
 @audit_app.command("mahjong")
 def mahjong_cmd(
-    deals: int = typer.Option(20_000, "--deals", callback=at_least(170), help=DEALS_HELP),
+    deals: int = typer.Option(
+        20_000, "--deals", callback=at_least(170, at_most=MAX_DEALS), help=DEALS_HELP
+    ),
     seed: str | None = typer.Option(None, "--seed", help=SEED_HELP),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
     planted: str | None = typer.Option(None, "--planted", help=PLANTED_HELP),
@@ -311,7 +322,9 @@ def mahjong_cmd(
 
 @audit_app.command("dice")
 def dice_cmd(
-    deals: int = typer.Option(100_000, "--deals", callback=at_least(100), help=DEALS_HELP),
+    deals: int = typer.Option(
+        100_000, "--deals", callback=at_least(100, at_most=MAX_DEALS), help=DEALS_HELP
+    ),
     seed: str | None = typer.Option(None, "--seed", help=SEED_HELP),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
     planted: str | None = typer.Option(None, "--planted", help="mask-modulo: a biased die"),
@@ -357,7 +370,7 @@ def dealing_bench_cmd(
         1_000_000,
         "--deals",
         # As `arena audit bridge`: fewer leave a cell of its tables under 5 expected deals.
-        callback=at_least(260),
+        callback=at_least(260, at_most=MAX_DEALS),
         help="bridge deals to audit (at least 260)",
     ),
     scalar_deals: int = typer.Option(

@@ -389,11 +389,10 @@ class InputFileError(ValueError):
 
 
 def input_file(path: Path, *, stdin: bool = False) -> Path:
-    """The file to read for a file argument: any file that exists and is not a directory is
-    taken — a regular file, a FIFO, a process substitution (``<(zcat r.jsonl.gz)``,
-    ``/dev/fd/63``) — for the command to read once and say itself when it cannot; with
-    ``stdin``, ``-`` is standard input (``/dev/stdin``). `InputFileError` for a missing path or
-    a directory."""
+    """The file to read for a file argument: a regular file, a FIFO or a process substitution
+    (``<(zcat r.jsonl.gz)``, ``/dev/fd/63``), for the command to read once and say itself when
+    it cannot; with ``stdin``, ``-`` is standard input (``/dev/stdin``). `InputFileError` for a
+    missing path, a directory or a device (``/dev/zero`` would be read until memory ran out)."""
     if stdin and str(path) == STANDARD_INPUT:
         standard = Path("/dev/stdin")
         if not standard.exists():
@@ -407,6 +406,8 @@ def input_file(path: Path, *, stdin: bool = False) -> Path:
         raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
     if stat.S_ISDIR(found.st_mode):
         raise InputFileError(f"{path} is a directory, not a file")
+    if not (stat.S_ISREG(found.st_mode) or stat.S_ISFIFO(found.st_mode)):
+        raise InputFileError(f"{path} is a device or socket, not a file")
     return path
 
 

@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 
 from arena.cli.common import (
+    MAX_MATCH_GAMES,
     at_least,
     fail,
     fresh_seed,
@@ -95,7 +96,10 @@ def play_command(
         "bayes", "--against", help="the bots to play, comma-separated (one to four)"
     ),
     games: int = typer.Option(
-        20, "--games", callback=at_least(1), help="games to play (you may leave sooner)"
+        20,
+        "--games",
+        callback=at_least(1, at_most=MAX_MATCH_GAMES),
+        help="games to play (you may leave sooner)",
     ),
     seed: str | None = typer.Option(
         None,
@@ -223,7 +227,8 @@ def play_command(
 
 def _write_record(path: Path, lines: Sequence[dict[str, Any]]) -> None:
     """The session's record at ``path`` (an earlier one replaced, with a note); `OSError` when
-    it cannot be written (the directory removed, or its name taken, during the session)."""
+    it cannot be written (its name or its directory's taken by a file during the session, the
+    permission to write lost; a directory removed is made again)."""
     replace_record(path)
     with JsonlRecorder(path) as recorder:
         for line in lines:
@@ -233,7 +238,7 @@ def _write_record(path: Path, lines: Sequence[dict[str, Any]]) -> None:
 def _keep_elsewhere(path: Path, lines: Sequence[dict[str, Any]]) -> str:
     """Write the session's record to a new file in the temporary directory (readable by this
     user only) when ``path`` could not be written, and say where: the games played are not
-    lost for a directory removed during the session."""
+    lost to a record that cannot be written."""
     try:
         handle, kept = tempfile.mkstemp(prefix=f"{path.stem}-", suffix=".jsonl")
         os.close(handle)

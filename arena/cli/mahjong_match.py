@@ -16,6 +16,7 @@ from rich.table import Table
 
 from arena.bench.mahjong_match import run_match_bench, target_line
 from arena.cli.common import (
+    MAX_MATCH_GAMES,
     at_least,
     fail,
     interrupt_after_play,
@@ -267,7 +268,10 @@ def match_mahjong(
         ..., "--bots", help="strategies, comma-separated: four (rotate) or two (--layout ab)"
     ),
     games: int = typer.Option(
-        MATCH_HANDS, "--games", callback=at_least(1), help="hands per match (384 in the seed)"
+        MATCH_HANDS,
+        "--games",
+        callback=at_least(1, at_most=MAX_MATCH_GAMES),
+        help="hands per match (384 in the seed)",
     ),
     seed: str | None = typer.Option(
         None,
@@ -451,7 +455,12 @@ def _show_series(
 
 
 def bench_mahjong_match(
-    games: int = typer.Option(MATCH_HANDS, "--games", callback=at_least(1), help="hands per match"),
+    games: int = typer.Option(
+        MATCH_HANDS,
+        "--games",
+        callback=at_least(1, at_most=MAX_MATCH_GAMES),
+        help="hands per match",
+    ),
     seed: str = typer.Option("bench", "--seed", help="match seed text"),
     ruleset: str = typer.Option("competition", "--ruleset", help="ruleset name or .toml path"),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),

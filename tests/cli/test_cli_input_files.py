@@ -77,12 +77,17 @@ def test_a_record_is_read_from_standard_input(tmp_path: Path, record: Path) -> N
 
 
 @pytest.mark.parametrize("json_output", [False, True])
-def test_an_existing_empty_special_file_is_not_called_missing(json_output: bool) -> None:
-    result = runner.invoke(app, ["verify", *(["--json"] if json_output else []), "/dev/null"])
+@pytest.mark.parametrize("device", ["/dev/null", "/dev/zero"])
+def test_a_device_is_refused_by_name_not_called_missing_nor_read(
+    json_output: bool, device: str
+) -> None:
+    # /dev/zero would be read until memory ran out.
+    result = runner.invoke(app, ["verify", *(["--json"] if json_output else []), device])
     assert result.exit_code == 2
-    assert result.stderr.strip() == "error: /dev/null: empty record"
+    message = f"{device} is a device or socket, not a file"
+    assert result.stderr.strip() == f"error: {message}"
     if json_output:
-        assert json.loads(result.stdout)["error"] == "/dev/null: empty record"
+        assert json.loads(result.stdout)["error"] == message
 
 
 # -- M6: paths the user may not read ----------------------------------------------------------

@@ -23,6 +23,22 @@ runner = CliRunner()
             ["league", "configs/leagues/liars-dice.toml", "--jobs", "0"],
             "--jobs must be at least 1, got 0",
         ),
+        (
+            ["match", "mahjong", "--bots", "greedy,greedy", "--layout", "ab", "--games", "1000001"],
+            "--games must be at most 1000000, got 1000001",
+        ),
+        (
+            ["liars-dice", "play", "--games", "1000001"],
+            "--games must be at most 1000000, got 1000001",
+        ),
+        (
+            ["bench", "dealing", "--deals", "1000000001"],
+            "--deals must be at most 1000000000, got 1000000001",
+        ),
+        (
+            ["audit", "mahjong", "--deals", "1000000001"],
+            "--deals must be at most 1000000000, got 1000000001",
+        ),
         (["replay", "no-such-record.jsonl"], "no file no-such-record.jsonl"),
         (["verify", "no-such-record.jsonl"], "no file no-such-record.jsonl"),
     ],

@@ -47,7 +47,7 @@ def test_the_bench_prints_the_verdict_and_exits_1_on_a_miss(
     for seconds, code in ((9.96, 0), (20.7, 1)):
         report = _report(500, seconds)
         monkeypatch.setattr(
-            "arena.cli.liars_dice.run_bench", lambda *_a, report=report, **_k: report
+            "arena.cli.liars_dice_bench.run_bench", lambda *_a, report=report, **_k: report
         )
         result = runner.invoke(app, args)
         assert result.exit_code == code, result.output

@@ -262,7 +262,7 @@ def test_ctrl_c_in_the_bench_is_one_line_and_130(monkeypatch: pytest.MonkeyPatch
     def interrupted(*_args: object, **_kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("arena.cli.liars_dice.run_bench", interrupted)
+    monkeypatch.setattr("arena.cli.liars_dice_bench.run_bench", interrupted)
     result = runner.invoke(app, ["bench", "liars-dice", "--games", "1"])
     assert result.exit_code == 130
     assert result.output.strip().splitlines()[-1].startswith("error: interrupted")
