@@ -207,16 +207,17 @@ def match_recorder(
     ``None`` without a directory. A name taken by a directory, or a file that cannot be made,
     is a one-line error before the first game.
 
-    The match is written to a hidden part file beside it, which takes the record's name only
-    once the match has written something (`_settle_record`): an earlier record of the same seed
-    is replaced then, with a note on stderr, and never by nothing (a table on a server that
-    never opened) or, while it exists, by an interrupted match's part. The record's path, and
-    how to replay it, is printed on ``console``."""
+    With no earlier record of that name the match is written there as it plays (a file that
+    can be watched). Beside an earlier record of the same seed it is written to a hidden part
+    file, which takes the name only once the match has written something (`_settle_record`):
+    the earlier record is replaced then, with a note on stderr, and never by nothing (a table on
+    a server that never opened) nor by an interrupted match. The record's path, and how to
+    replay it, is printed on ``console``."""
     if directory is None:
         yield None
         return
     path = record_file(directory, prefix, seed)
-    part = path.with_name(f".{path.name}.{os.getpid()}.part")
+    part = path.with_name(f".{path.name}.{os.getpid()}.part") if path.exists() else path
     try:
         recorder = JsonlRecorder(part)
     except OSError as exc:
@@ -243,11 +244,12 @@ def _settle_record(
         if part.stat().st_size == 0:
             part.unlink()
             return
-        earlier = path.exists()
+        earlier = part != path
         target = path
         if earlier and not finished:
             target = path.with_name(f"{path.stem}.interrupted.jsonl")
-        os.replace(part, target)
+        if earlier:
+            os.replace(part, target)
     except OSError as exc:
         console.print(
             f"note: the record could not be put in place ({exc.strerror or exc}); its games "
