@@ -6,24 +6,11 @@ from __future__ import annotations
 import secrets
 
 import pytest
+from net_helpers import QuietLink
 
 from arena.server.auth import TokenStore
 from arena.server.lobby import Admitted, Lobby
 from protocol.messages import Error, ErrorCode, Hello
-
-
-class QuietLink:
-    transport = "websocket"
-    peer = "test"
-
-    async def send(self, text: str, *, urgent: bool = True) -> bool:
-        return True
-
-    async def close(self, reason: str) -> None:
-        pass
-
-    def abort(self) -> None:
-        pass
 
 
 async def test_the_resume_token_is_compared_in_constant_time(
