@@ -296,6 +296,17 @@ def subprocess_env() -> dict[str, str]:
 ARENA = str(Path(PYTHON).with_name("arena"))
 
 
+def arena_command(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the ``arena`` command with ``args``, whatever its exit code, and capture its output."""
+    return subprocess.run(
+        [ARENA, *args],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=scaled(60),
+    )
+
+
 async def run_arena(*args: str) -> dict[str, Any]:
     """Run the ``arena`` command (it must succeed) and return the JSON object it prints."""
     process = await asyncio.create_subprocess_exec(

@@ -15,6 +15,7 @@ from net_helpers import (
     LOOPBACK,
     PYTHON,
     REPO,
+    arena_command,
     bots_run_copies,
     free_port,
     mosquitto,
@@ -39,41 +40,31 @@ BOTS = str(Path(PYTHON).with_name("bots"))
 SHIPPED_CONFIGS = sorted((REPO / "configs" / "bots").glob("*/*.toml"))
 
 
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ARENA, *args],
-        capture_output=True,
-        text=True,
-        env=subprocess_env(),
-        timeout=scaled(60),
-    )
-
-
 def test_tokens_add_prints_the_token_once_and_stores_its_hash(tmp_path: Path) -> None:
     tokens = tmp_path / "tokens.toml"
-    made = arena("tokens", "add", "g1", "--file", str(tokens))
+    made = arena_command("tokens", "add", "g1", "--file", str(tokens))
     assert made.returncode == 0, made.stderr
     token = made.stdout.strip()
     assert token and token not in tokens.read_text(encoding="utf-8")
     assert TokenStore.load(tokens).check_bot("g1", token)
-    admin = arena("tokens", "add", "lead", "--admin", "--file", str(tokens))
+    admin = arena_command("tokens", "add", "lead", "--admin", "--file", str(tokens))
     assert TokenStore.load(tokens).check_admin("lead", admin.stdout.strip())
     assert TokenStore.load(tokens).check_bot("g1", token), "adding keeps the other tokens"
-    bad = arena("tokens", "add", "no/slashes", "--file", str(tokens))
+    bad = arena_command("tokens", "add", "no/slashes", "--file", str(tokens))
     assert bad.returncode == 2
     assert "a name is" in bad.stderr
 
 
 def test_tokens_add_refuses_a_name_that_has_a_token_unless_replace(tmp_path: Path) -> None:
     tokens = tmp_path / "tokens.toml"
-    first = arena("tokens", "add", "g1", "--file", str(tokens)).stdout.strip()
-    again = arena("tokens", "add", "g1", "--file", str(tokens))
+    first = arena_command("tokens", "add", "g1", "--file", str(tokens)).stdout.strip()
+    again = arena_command("tokens", "add", "g1", "--file", str(tokens))
     assert again.returncode == 2 and not again.stdout
     assert "already has a token" in again.stderr and "--replace" in again.stderr
     assert TokenStore.load(tokens).check_bot("g1", first), "the refusal changed nothing"
     # The same name as an admin is another entry, not a replacement.
-    assert arena("tokens", "add", "g1", "--admin", "--file", str(tokens)).returncode == 0
-    replaced = arena("tokens", "add", "g1", "--replace", "--file", str(tokens))
+    assert arena_command("tokens", "add", "g1", "--admin", "--file", str(tokens)).returncode == 0
+    replaced = arena_command("tokens", "add", "g1", "--replace", "--file", str(tokens))
     assert replaced.returncode == 0, replaced.stderr
     store = TokenStore.load(tokens)
     assert store.check_bot("g1", replaced.stdout.strip())
@@ -108,13 +99,13 @@ async def test_a_refused_admin_is_told_where_its_name_comes_from(
 
 def test_serve_refuses_a_non_loopback_address_without_tokens() -> None:
     # The check comes before any socket is opened: nothing listens on that address.
-    refused = arena("serve", "--host", "0.0.0.0", "--port", "0")
+    refused = arena_command("serve", "--host", "0.0.0.0", "--port", "0")
     assert refused.returncode == 2
     assert "--tokens" in refused.stderr and "loopback" not in refused.stdout
 
 
 def test_lobby_says_clearly_when_no_server_answers() -> None:
-    shown = arena("lobby", "--server", f"ws://{LOOPBACK}:{free_port()}")
+    shown = arena_command("lobby", "--server", f"ws://{LOOPBACK}:{free_port()}")
     assert shown.returncode == 2
     assert "cannot reach the server" in shown.stderr
 
@@ -143,7 +134,7 @@ def error_lines(shown: subprocess.CompletedProcess[str]) -> list[str]:
 
 @pytest.mark.parametrize("port", ["99999", "-5", "65536"])
 def test_serve_refuses_a_port_out_of_range_in_one_line(port: str) -> None:
-    shown = arena("serve", "--port", port)
+    shown = arena_command("serve", "--port", port)
     assert shown.stderr == f"error: --port must lie between 0 and 65535, got {port}\n"
 
 
@@ -157,7 +148,7 @@ def test_serve_refuses_a_port_out_of_range_in_one_line(port: str) -> None:
     ],
 )
 def test_lobby_refuses_a_bad_server_url_in_one_line(url: str, why: str) -> None:
-    shown = arena("lobby", "--server", url)
+    shown = arena_command("lobby", "--server", url)
     assert shown.stderr == f"error: bad server URL {url!r}: {why}{WS_EXPECTED}\n"
 
 
@@ -172,7 +163,7 @@ def test_lobby_refuses_a_bad_server_url_in_one_line(url: str, why: str) -> None:
 )
 def test_every_server_command_refuses_a_bad_url_before_anything_else(command: list[str]) -> None:
     url = "ws://127.0.0.1:99999"
-    shown = arena(*command, "--server", url)
+    shown = arena_command(*command, "--server", url)
     assert shown.returncode == 2
     # nothing before the error: no seed line, no progress bar
     assert shown.stdout == ""
@@ -208,13 +199,13 @@ def test_bots_run_refuses_a_bad_url_in_one_line(url: str, why: str) -> None:
     ],
 )
 def test_serve_refuses_a_bad_mqtt_url_in_one_line(url: str, why: str) -> None:
-    shown = arena("serve", "--port", "0", "--mqtt", url)
+    shown = arena_command("serve", "--port", "0", "--mqtt", url)
     # Refused before anything listens: no log line precedes the error.
     assert shown.stderr == f"error: {url!r}: {why}expected mqtt[s]://[USER:PASSWORD@]HOST[:PORT]\n"
 
 
 def test_serve_help_says_what_the_embedded_broker_protects() -> None:
-    shown = arena("serve", "--help")
+    shown = arena_command("serve", "--help")
     text = " ".join(shown.stdout.replace("│", " ").split())
     assert "only the topic pair its client id <name>-<conn> names" in text
 

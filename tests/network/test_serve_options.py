@@ -13,29 +13,18 @@ import logging
 import math
 import signal
 import socket
-import subprocess
 from pathlib import Path
 
 import pytest
-from net_helpers import ARENA, LOOPBACK, scaled, subprocess_env, wait_until
+from net_helpers import ARENA, LOOPBACK, arena_command, scaled, subprocess_env, wait_until
 
 from arena.server.app import ArenaServer, ServerConfig, ServerConfigError
 from arena.server.remote import server_status
 
 
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ARENA, *args],
-        capture_output=True,
-        text=True,
-        env=subprocess_env(),
-        timeout=scaled(60),
-    )
-
-
 def test_grace_nan_is_refused_in_one_line() -> None:
     # Accepted, nan cut the drain short after an arbitrary time (and this would serve on).
-    shown = arena("serve", "--port", "0", "--grace", "nan")
+    shown = arena_command("serve", "--port", "0", "--grace", "nan")
     assert shown.returncode == 2 and shown.stdout == ""
     assert shown.stderr == (
         "error: --grace must be a number of seconds (0: none, <0: for ever), got nan\n"
@@ -54,14 +43,16 @@ def test_grace_below_zero_or_infinite_waits_for_ever() -> None:
 
 def test_a_missing_tokens_file_is_one_error_line(tmp_path: Path) -> None:
     missing = tmp_path / "missing.toml"
-    shown = arena("serve", "--port", "0", "--tokens", str(missing))
+    shown = arena_command("serve", "--port", "0", "--tokens", str(missing))
     assert shown.returncode == 2 and shown.stdout == ""
     assert shown.stderr == f"error: no file {missing}\n"
 
 
 def test_two_json_log_files_are_refused_before_either_is_made(tmp_path: Path) -> None:
     first, second = tmp_path / "first.log", tmp_path / "second.log"
-    shown = arena("--log-file", str(first), "serve", "--port", "0", "--log-json", str(second))
+    shown = arena_command(
+        "--log-file", str(first), "serve", "--port", "0", "--log-json", str(second)
+    )
     assert shown.returncode == 2
     assert shown.stderr == (
         f"error: arena --log-file {first} and serve --log-json {second} name two JSON log "

@@ -14,7 +14,7 @@ from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
 import pytest
-from net_helpers import ARENA, scaled, subprocess_env
+from net_helpers import arena_command, scaled
 
 from arena.server.auth import TokenFileError, TokenStore, add_token
 
@@ -110,13 +110,7 @@ def test_a_failed_write_leaves_the_file_and_no_temporary(
 
 
 def tokens_add(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ARENA, "tokens", "add", *args],
-        capture_output=True,
-        text=True,
-        env=subprocess_env(),
-        timeout=scaled(60),
-    )
+    return arena_command("tokens", "add", *args)
 
 
 def test_a_parent_that_is_a_file_is_one_error_line(tmp_path: Path) -> None:
