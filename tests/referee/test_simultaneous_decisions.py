@@ -105,3 +105,42 @@ async def test_a_simultaneous_decision_still_plays_every_seat() -> None:
     )
     assert played.penalties == (0, 0)
     assert played.result.detail["revealed"] == ["12", "12"]
+
+
+class LostAsStopped(LostSeat):
+    """Its connection drops in the very loop step in which the match is stopped from outside
+    (Ctrl-C cancelling the match's task)."""
+
+    def __init__(self, other: DuelSeat) -> None:
+        super().__init__(other)
+        self.match_task: asyncio.Task[object] | None = None
+
+    async def reveal(self, request: Request) -> Action:
+        await self.other.in_reveal.wait()
+        assert self.match_task is not None
+        self.match_task.cancel()
+        raise ServerLost("the server closed the table", games=0)
+
+
+async def test_a_stop_that_meets_a_seat_failure_still_stops_the_match() -> None:
+    """The stop wins: the caller asked for the match to end, and a `ServerLost` raised in the
+    same step must not turn that into a server fault (Python 3.11's TaskGroup dropped the
+    cancellation when a child failed with it)."""
+    slow = SlowSeat()
+    lost = LostAsStopped(slow)
+    match = asyncio.create_task(
+        play_game(
+            "bulls_cows",
+            [lost, slow],
+            rules=DUEL,
+            seed=MatchSeed.from_text("simultaneous"),
+            deal={"game_index": 0},
+            players=["lost", "slow"],
+            deadline_ms=3_600_000,
+        )
+    )
+    lost.match_task = match
+    with pytest.raises(asyncio.CancelledError):
+        await match
+    assert match.cancelled()
+    assert slow.cancelled
