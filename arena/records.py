@@ -151,30 +151,32 @@ def _parse(text: str) -> Any:
     return value
 
 
-def read_lines(path: Path) -> list[dict[str, Any]]:
+def read_lines(path: Path, name: str | None = None) -> list[dict[str, Any]]:
     """Every non-blank line of a record, each with its line number under ``_line``; a line that
-    is not a JSON object with a string ``type`` is an error naming the file and line."""
+    is not a JSON object with a string ``type`` is an error naming the file (``name``, else the
+    path) and line."""
+    shown = name or str(path)
     lines: list[dict[str, Any]] = []
     try:
         with path.open(encoding="utf-8") as handle:
             texts = list(handle)
     except UnicodeDecodeError as exc:
-        raise RecordError(f"{path}: not a text record (not UTF-8: {exc.reason})") from None
+        raise RecordError(f"{shown}: not a text record (not UTF-8: {exc.reason})") from None
     except OSError as exc:
-        raise RecordError(f"{path}: cannot read: {exc.strerror}") from None
+        raise RecordError(f"{shown}: cannot read: {exc.strerror}") from None
     for number, text in enumerate(texts, start=1):
         if not text.strip():
             continue
         try:
             value = _parse(text)
         except ValueError as exc:  # _NotRecordJson too
-            raise RecordError(f"{path}:{number}: not JSON ({exc})") from None
+            raise RecordError(f"{shown}:{number}: not JSON ({exc})") from None
         if not isinstance(value, dict) or not isinstance(value.get("type"), str):
-            raise RecordError(f"{path}:{number}: a record line is an object with a 'type'")
+            raise RecordError(f"{shown}:{number}: a record line is an object with a 'type'")
         if "_line" in value:
             # The readers keep the line number under this key; a line carrying it would pass
             # off another number as its own.
-            raise RecordError(f"{path}:{number}: the key '_line' is not part of a record")
+            raise RecordError(f"{shown}:{number}: the key '_line' is not part of a record")
         value["_line"] = number
         lines.append(value)
     return lines

@@ -446,14 +446,18 @@ class RecordCheck:
 
 
 def check_record(
-    path: Path, on_step: Callable[[Step], None] | None = None, game: str | None = None
+    path: Path,
+    on_step: Callable[[Step], None] | None = None,
+    game: str | None = None,
+    name: str | None = None,
 ) -> RecordCheck:
     """Check every match and game of a record (or only the game with id ``game``, without the
     checks of its match as a whole). Each match's verdict names its games that failed their
-    own checks (`MatchCheck.failed_games`)."""
-    lines = read_lines(path)
+    own checks (`MatchCheck.failed_games`). Errors name the record ``name``, else its path."""
+    shown = name or str(path)
+    lines = read_lines(path, shown)
     if not lines:
-        raise RecordError(f"{path}: empty record")
+        raise RecordError(f"{shown}: empty record")
     report = RecordCheck([], [])
     seen: dict[tuple[str, str], int] = {}
     game_ids: dict[str, None] = {}  # the ids passed over, in order, for the error below
@@ -495,10 +499,11 @@ def check_record(
         report.matches.extend(unframed_matches(blocks))
     if not report.games and game is not None:
         ids = list(game_ids)
-        shown = ", ".join(ids[:12]) + (f", … ({len(ids)} in all)" if len(ids) > 12 else "")
-        raise RecordError(f"{path}: no game with id {game!r}; its games: {shown or 'none'}")
+        shown_ids = ", ".join(ids[:12]) + (f", … ({len(ids)} in all)" if len(ids) > 12 else "")
+        listed = shown_ids or "none"
+        raise RecordError(f"{shown}: no game with id {game!r}; its games: {listed}")
     if not report.games and not report.matches:
-        raise RecordError(f"{path}: no game in the record")
+        raise RecordError(f"{shown}: no game in the record")
     return report
 
 

@@ -386,6 +386,15 @@ STANDARD_INPUT = "-"
 """A file argument read from standard input (`input_file`)."""
 
 
+STANDARD_INPUT_NAME = "(standard input)"
+"""How messages name standard input, as grep does: not ``-`` nor the ``/dev/stdin`` read."""
+
+
+def input_name(path: Path) -> str:
+    """How messages name a file argument (`STANDARD_INPUT_NAME` for ``-`` or ``/dev/stdin``)."""
+    return STANDARD_INPUT_NAME if str(path) in (STANDARD_INPUT, "/dev/stdin") else str(path)
+
+
 class InputFileError(ValueError):
     """A file argument that cannot be read; the text says why, naming the path."""
 

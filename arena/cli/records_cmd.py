@@ -13,10 +13,12 @@ import typer
 from rich.markup import escape
 
 from arena.cli.common import (
+    STANDARD_INPUT_NAME,
     InputFileError,
     existing_file_or_stdin,
     fail,
     input_file,
+    input_name,
     output_console,
     print_json,
 )
@@ -80,7 +82,7 @@ def replay(
             _line(f"[dim]{step.line:>5}[/] [{style}]{escape(step.text)}[/]")
 
     try:
-        report = check_record(record, on_step=show, game=game)
+        report = check_record(record, on_step=show, game=game, name=input_name(record))
     except ArenaError as exc:
         fail(str(exc))
     for check in report.games:
@@ -90,10 +92,16 @@ def replay(
         for problem in match.problems:
             _line(f"[bold red]mismatch in match {escape(match.match)}:[/] {escape(problem)}")
     if game is not None:
+        read_from_stdin = input_name(record) == STANDARD_INPUT_NAME
+        whole = (
+            "`arena verify -` on the same record"
+            if read_from_stdin
+            else (f"`arena verify {escape(str(record))}`")
+        )
         _line(
             f"[dim]only game {escape(game)} was replayed: the checks of its match as a whole "
             "(the games it announced, their order and seating, the commitment in its match "
-            f"line, its totals) were not run; `arena verify {escape(str(record))}` runs them[/]"
+            f"line, its totals) were not run; {whole} runs them[/]"
         )
     if not report.ok:
         raise typer.Exit(1)
@@ -110,7 +118,7 @@ def verify(
     except InputFileError as exc:
         _unreadable(record, str(exc), json_output)
     try:
-        report = check_record(source)
+        report = check_record(source, name=input_name(record))
     except ArenaError as exc:
         _unreadable(record, str(exc), json_output)
     if json_output:

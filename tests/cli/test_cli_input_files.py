@@ -76,6 +76,30 @@ def test_a_record_is_read_from_standard_input(tmp_path: Path, record: Path) -> N
     assert "2 games ok" in shown.stdout
 
 
+@pytest.mark.parametrize(
+    ("command", "text", "message"),
+    [
+        ("verify", "not json\n", "(standard input):1: not JSON"),
+        ("replay", "not json\n", "(standard input):1: not JSON"),
+        ("verify", "", "(standard input): empty record"),
+    ],
+)
+def test_standard_input_is_named_as_such_not_as_dev_stdin(
+    command: str, text: str, message: str
+) -> None:
+    shown = subprocess.run(
+        [sys.executable, "-c", "from arena.cli.main import main; main()", command, "-"],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+        check=False,
+    )
+    assert shown.returncode == 2
+    assert shown.stderr.startswith(f"error: {message}"), shown.stderr
+    assert "/dev/stdin" not in shown.stderr
+
+
 @pytest.mark.parametrize("json_output", [False, True])
 @pytest.mark.parametrize("device", ["/dev/null", "/dev/zero"])
 def test_a_device_is_refused_by_name_not_called_missing_nor_read(
