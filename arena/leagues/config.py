@@ -75,6 +75,11 @@ class LeagueConfigError(ArenaError):
     """A league config that cannot be played; the text names the file and the key."""
 
 
+class _OnServerError(ValueError):
+    """A rule that holds only for a league played on a server. When ``--server`` put the
+    league there, the message blames the file together with that option (`_problems`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class LeagueContents:
     """What the files of a league config said when it loaded: every bot's strategy and config
@@ -177,14 +182,19 @@ class LeagueConfig(BaseModel):
         if self.layout is not None and self.game != "mahjong":
             raise ValueError("'layout' is for mahjong")
         if self.game == "mahjong" and self.mahjong_layout == "rotate" and len(self.bots) < 4:
+            if self.layout is None:  # rotate only because the league is on a server
+                raise _OnServerError(
+                    "on a server mahjong plays the rotate layout, which seats four bots a "
+                    "table: list at least four"
+                )
             raise ValueError("the rotate layout seats four bots a table: list at least four")
         if self.server is not None:
             if self.game == "mahjong" and self.layout == "ab":
-                raise ValueError("on a server mahjong plays the rotate layout (four bots)")
+                raise _OnServerError("on a server mahjong plays the rotate layout (four bots)")
             configured = [b.name for b in self.bots if b.bot or b.config or b.options]
             if configured:
-                raise ValueError(
-                    "with 'server' the bots are the connected bots of those names; their "
+                raise _OnServerError(
+                    "on a server the bots are the connected bots of those names; their "
                     "strategy and config belong to `bots run` (found on: "
                     f"{', '.join(configured)})"
                 )
@@ -192,13 +202,13 @@ class LeagueConfig(BaseModel):
             # no bot of such a name can connect: every match would fail at the table.
             unconnectable = [b.name for b in self.bots if not is_bot_name(b.name)]
             if unconnectable:
-                raise ValueError(
-                    "with 'server' the bots are connected bots, whose names are 1-64 of "
+                raise _OnServerError(
+                    "on a server the bots are connected bots, whose names are 1-64 of "
                     "A-Z a-z 0-9 _ . - (the protocol's rule); no bot can connect as: "
                     f"{', '.join(unconnectable)}"
                 )
             if not self.secret_seed:
-                raise ValueError(
+                raise _OnServerError(
                     'a league on a server needs a secret seed of 64 hex digits (seed = "…" or '
                     "--seed; e.g. from `python -c 'import secrets; print(secrets.token_hex(32))'`"
                     f"): the bots see the commitment, so a text seed such as "
@@ -536,16 +546,24 @@ def _validate(
 
 def _problems(exc: ValidationError, where: str, options: Mapping[str, str]) -> str:
     """The problems of a config that does not validate, in one line: those of a key the
-    command line gave (``options``) under its option (``--games: …``), the others under the
-    file (``league.toml: bots: …``)."""
+    command line gave (``options``) under its option (``--games: …``), a rule of leagues on a
+    server that the file breaks once ``--server`` put it there under both (``league.toml with
+    --server: …``), the others under the file (``league.toml: bots: …``)."""
     in_file: list[str] = []
     in_options: list[str] = []
     for error in exc.errors():
         loc = error["loc"]
         message = error["msg"].removeprefix("Value error, ")
         option = options.get(str(loc[0])) if loc else None
+        server_option = options.get("server")
         if option is not None:
             in_options.append(f"{option}: {message}")
+        elif server_option is not None and isinstance(
+            error.get("ctx", {}).get("error"), _OnServerError
+        ):
+            # The file's bots and keys break a rule of leagues on a server, and the command
+            # line put this league there: both are to blame, so name both.
+            in_options.append(f"{where} with {server_option}: {message}")
         else:
             in_file.append(f"{'.'.join(str(part) for part in loc) or 'config'}: {message}")
     return "; ".join(([f"{where}: {'; '.join(in_file)}"] if in_file else []) + in_options)

@@ -184,6 +184,37 @@ def test_a_league_on_a_server_refuses_names_no_bot_can_connect_as(tmp_path: Path
     assert load_league(write(tmp_path, local)).bot_names == ["random-guess#1", "probability"]
 
 
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        (TWO_DICE_BOTS, "a league on a server needs a secret seed"),
+        (
+            f'seed = "{"ab" * 32}"\n'
+            + TWO_DICE_BOTS.replace('name = "probability"', 'name = "p"\nbot = "probability"'),
+            "on a server the bots are the connected bots of those names",
+        ),
+        (
+            'name = "m"\ngame = "mahjong"\n[[bots]]\nname = "greedy"\n[[bots]]\nname = "random"\n',
+            "on a server mahjong plays the rotate layout, which seats four bots a table",
+        ),
+    ],
+)
+def test_a_server_rule_broken_because_of_the_server_option_names_the_option(
+    tmp_path: Path, text: str, rule: str
+) -> None:
+    """The file plays in-process as it is; only --server makes it break a rule of leagues on a
+    server, so the message names the option beside the file instead of blaming the file alone."""
+    config_file = write(tmp_path, text)
+    load_league(config_file)  # in-process it loads
+    with pytest.raises(LeagueConfigError) as caught:
+        load_league(config_file, server="ws://127.0.0.1:8765")
+    assert str(caught.value).startswith(f"{config_file} with --server: {rule}")
+    # Written in the file, the same rule is the file's alone.
+    with pytest.raises(LeagueConfigError) as in_file:
+        load_league(write(tmp_path, 'server = "ws://127.0.0.1:8765"\n' + text))
+    assert str(in_file.value).startswith(f"{config_file}: config: {rule}")
+
+
 def test_a_ruleset_with_a_time_table_is_refused(tmp_path: Path) -> None:
     ruleset = tmp_path / "timed.toml"
     ruleset.write_text("[rules]\nplayers = 2\n\n[time]\ndeadline_ms = 0\n", encoding="utf-8")
