@@ -368,15 +368,22 @@ class _Table:
         match is cancelled from outside (Ctrl-C) raises the child's error and drops the
         cancellation, so a stopped match would read as a server fault."""
         tasks = [asyncio.create_task(self.decide(seat)) for seat in due]
+        stopped_while_cleaning_up = False
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         finally:
-            # A seat failed, or this match is being stopped: no ask may outlive this call.
+            # A seat failed, or this match is being stopped: no ask may outlive this call, so
+            # the others are cancelled and waited for, through a further stop too (it is
+            # raised once they are done).
             unfinished = [task for task in tasks if not task.done()]
             for task in unfinished:
                 task.cancel()
-            if unfinished:
-                await asyncio.wait(unfinished)
+            while unfinished:
+                try:
+                    await asyncio.wait(unfinished)
+                except asyncio.CancelledError:
+                    stopped_while_cleaning_up = True
+                unfinished = [task for task in unfinished if not task.done()]
             # Read every failure now, so that none is reported as never retrieved when the
             # match stops with a cancellation instead.
             failures = [
@@ -384,6 +391,8 @@ class _Table:
                 for task in tasks
                 if not task.cancelled() and (error := task.exception()) is not None
             ]
+        if stopped_while_cleaning_up:
+            raise asyncio.CancelledError
         if failures:
             raise failures[0]
         return [task.result() for task in tasks]

@@ -144,3 +144,48 @@ async def test_a_stop_that_meets_a_seat_failure_still_stops_the_match() -> None:
         await match
     assert match.cancelled()
     assert slow.cancelled
+
+
+class SlowToStop(SlowSeat):
+    """Takes a while to stop its reveal once cancelled (a connection closing politely)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stopping = asyncio.Event()
+        self.may_stop = asyncio.Event()
+        self.stopped = False
+
+    async def reveal(self, request: Request) -> Action:
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.stopping.set()
+            await self.may_stop.wait()
+            self.stopped = True
+            raise
+        raise SeatFailure(ErrorCode.BAD_MESSAGE, "garbled")
+
+
+async def test_a_stop_while_the_other_seats_are_being_cancelled_waits_for_them_then_stops() -> None:
+    slow = SlowToStop()
+    lost = LostSeat(slow)
+    match = asyncio.create_task(
+        play_game(
+            "bulls_cows",
+            [lost, slow],
+            rules=DUEL,
+            seed=MatchSeed.from_text("simultaneous"),
+            deal={"game_index": 0},
+            players=["lost", "slow"],
+            deadline_ms=3_600_000,
+        )
+    )
+    await slow.stopping.wait()  # lost has failed; slow is being cancelled
+    match.cancel()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not match.done()  # still waiting for the slow seat to stop
+    slow.may_stop.set()
+    with pytest.raises(asyncio.CancelledError):
+        await match
+    assert slow.stopped
