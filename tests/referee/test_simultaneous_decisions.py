@@ -10,13 +10,26 @@ import pytest
 
 from arena.dealing import MatchSeed
 from arena.errors import ServerLost
-from arena.referee import play_game
+from arena.referee import PlayedGame, play_game
 from arena.transports.base import SeatFailure
 from protocol.games.common import Penalty
 from protocol.messages import Action, Error, ErrorCode, Event, Request
 
 DUEL = {"mode": "duel", "digits": 2, "alphabet": "1234", "max_guesses": 1}
 """One guess each, then both seats reveal their codes at the same time."""
+
+
+async def duel(lost: DuelSeat, slow: DuelSeat) -> PlayedGame:
+    """The duel of a seat that fails (``lost``) and one still deciding (``slow``)."""
+    return await play_game(
+        "bulls_cows",
+        [lost, slow],
+        rules=DUEL,
+        seed=MatchSeed.from_text("simultaneous"),
+        deal={"game_index": 0},
+        players=["lost", "slow"],
+        deadline_ms=3_600_000,
+    )
 
 
 class DuelSeat:
@@ -75,15 +88,7 @@ async def test_a_seat_that_raises_cancels_the_other_seats_decision() -> None:
     slow = SlowSeat()
     lost = LostSeat(slow)
     with pytest.raises(ServerLost):  # the seat's own exception, not an exception group
-        await play_game(
-            "bulls_cows",
-            [lost, slow],
-            rules=DUEL,
-            seed=MatchSeed.from_text("simultaneous"),
-            deal={"game_index": 0},
-            players=["lost", "slow"],
-            deadline_ms=3_600_000,
-        )
+        await duel(lost, slow)
     # Cancelled before play_game returned: nothing of the match is left running.
     assert slow.cancelled
     slow.release.set()
@@ -128,17 +133,7 @@ async def test_a_stop_that_meets_a_seat_failure_still_stops_the_match() -> None:
     cancellation when a child failed with it)."""
     slow = SlowSeat()
     lost = LostAsStopped(slow)
-    match = asyncio.create_task(
-        play_game(
-            "bulls_cows",
-            [lost, slow],
-            rules=DUEL,
-            seed=MatchSeed.from_text("simultaneous"),
-            deal={"game_index": 0},
-            players=["lost", "slow"],
-            deadline_ms=3_600_000,
-        )
-    )
+    match = asyncio.create_task(duel(lost, slow))
     lost.match_task = match
     with pytest.raises(asyncio.CancelledError):
         await match
@@ -169,17 +164,7 @@ class SlowToStop(SlowSeat):
 async def test_a_stop_while_the_other_seats_are_being_cancelled_waits_for_them_then_stops() -> None:
     slow = SlowToStop()
     lost = LostSeat(slow)
-    match = asyncio.create_task(
-        play_game(
-            "bulls_cows",
-            [lost, slow],
-            rules=DUEL,
-            seed=MatchSeed.from_text("simultaneous"),
-            deal={"game_index": 0},
-            players=["lost", "slow"],
-            deadline_ms=3_600_000,
-        )
-    )
+    match = asyncio.create_task(duel(lost, slow))
     await slow.stopping.wait()  # lost has failed; slow is being cancelled
     match.cancel()
     for _ in range(5):
