@@ -110,10 +110,6 @@ class MatchSpec:
         """The program each of the four players (bot instances) belongs to."""
         return (0, 1, 2, 3) if self.layout == "rotate" else (0, 1, 0, 1)
 
-    @property
-    def rounds(self) -> int:
-        return -(-self.games // HANDS_PER_ROUND)
-
 
 @dataclass
 class ProgramStats:
