@@ -92,16 +92,12 @@ def replay(
         for problem in match.problems:
             _line(f"[bold red]mismatch in match {escape(match.match)}:[/] {escape(problem)}")
     if game is not None:
-        read_from_stdin = input_name(record) == STANDARD_INPUT_NAME
-        whole = (
-            "`arena verify -` on the same record"
-            if read_from_stdin
-            else (f"`arena verify {escape(str(record))}`")
-        )
+        piped = input_name(record) == STANDARD_INPUT_NAME
+        whole = "`arena verify -` on the same record" if piped else f"`arena verify {record}`"
         _line(
             f"[dim]only game {escape(game)} was replayed: the checks of its match as a whole "
             "(the games it announced, their order and seating, the commitment in its match "
-            f"line, its totals) were not run; {whole} runs them[/]"
+            f"line, its totals) were not run; {escape(whole)} runs them[/]"
         )
     if not report.ok:
         raise typer.Exit(1)

@@ -22,6 +22,8 @@ from arena.cli.main import app
 
 runner = CliRunner()
 READER = "nobody"
+ARENA = [sys.executable, "-c", "from arena.cli.main import main; main()"]
+"""The arena command in a fresh interpreter (reading a real standard input)."""
 WAIT_S = 120.0 * float(os.environ.get("ARENA_TEST_TIMEOUT_SCALE", "1"))
 LEAGUE = 'name = "tiny"\ngame = "liars-dice"\n[[bots]]\nname = "a"\n[[bots]]\nname = "b"\n'
 
@@ -65,7 +67,7 @@ def test_a_record_is_read_from_a_fifo(tmp_path: Path, record: Path, command: str
 def test_a_record_is_read_from_standard_input(tmp_path: Path, record: Path) -> None:
     with record.open("rb") as stdin:
         shown = subprocess.run(
-            [sys.executable, "-c", "from arena.cli.main import main; main()", "verify", "-"],
+            [*ARENA, "verify", "-"],
             stdin=stdin,
             capture_output=True,
             text=True,
@@ -74,6 +76,25 @@ def test_a_record_is_read_from_standard_input(tmp_path: Path, record: Path) -> N
         )
     assert shown.returncode == 0, shown.stderr
     assert "2 games ok" in shown.stdout
+
+
+def test_replaying_one_game_of_a_piped_record_points_to_verify_from_standard_input(
+    record: Path,
+) -> None:
+    game = json.loads(record.read_text(encoding="utf-8").splitlines()[1])["game"]
+    with record.open("rb") as stdin:
+        shown = subprocess.run(
+            [*ARENA, "replay", "-", "--game", game],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            timeout=WAIT_S,
+            check=False,
+        )
+    assert shown.returncode == 0, shown.stderr
+    last = shown.stdout.strip().splitlines()[-1]
+    assert "`arena verify -` on the same record runs them" in last
+    assert "/dev/stdin" not in shown.stdout
 
 
 @pytest.mark.parametrize(
@@ -88,7 +109,7 @@ def test_standard_input_is_named_as_such_not_as_dev_stdin(
     command: str, text: str, message: str
 ) -> None:
     shown = subprocess.run(
-        [sys.executable, "-c", "from arena.cli.main import main; main()", command, "-"],
+        [*ARENA, command, "-"],
         input=text,
         capture_output=True,
         text=True,
