@@ -288,17 +288,21 @@ class LeagueConfig(BaseModel):
     def fingerprint_aliases(self) -> list[str]:
         """The fingerprints this league was stored under by earlier releases, which hashed a
         default written out as a key of its own, and a mahjong ruleset's
-        ``claims_ask_every_seat`` (`fingerprint`): a league stored then is this league, and
-        resumes."""
+        ``claims_ask_every_seat`` when on (`fingerprint`): a league stored then is this league,
+        and resumes. Who is asked changes no game, so a league stored under
+        ``competition-server`` resumes under ``competition`` too, and the other way round."""
         current = self.fingerprint()
         aliases = []
         for normalised in (True, False):
-            legacy = self._fingerprint(normalised=normalised, with_claim_prompts=True)
-            if legacy != current and legacy not in aliases:
-                aliases.append(legacy)
+            for every_seat_asked in (False, True):
+                legacy = self._fingerprint(normalised=normalised, every_seat_asked=every_seat_asked)
+                if legacy != current and legacy not in aliases:
+                    aliases.append(legacy)
         return aliases
 
-    def _fingerprint(self, *, normalised: bool, with_claim_prompts: bool = False) -> str:
+    def _fingerprint(self, *, normalised: bool, every_seat_asked: bool = False) -> str:
+        """``every_seat_asked``: hash a mahjong ruleset as an earlier release stored one that
+        asks every seat on a claim (the key on); else without the key, whatever its value."""
         data = self.model_dump(
             mode="json", exclude={"jobs", "server", "records", "start_timeout_s", "bots"}
         )
@@ -332,11 +336,13 @@ class LeagueConfig(BaseModel):
             # server the names are connected bots, which seed themselves: nothing changed.)
             data["bot_seeds"] = "derived"
         data["ruleset"] = contents.rules_mapping()
-        if not with_claim_prompts and isinstance(data["ruleset"], dict):
+        if self.game == "mahjong" and isinstance(data["ruleset"], dict):
             # Who is asked on a claim changes no game (only `pass` decisions are added), so a
             # league played on a server, where every seat is asked by default, is the same
             # league in-process, and resumes with either ruleset.
             data["ruleset"].pop("claims_ask_every_seat", None)
+            if every_seat_asked:
+                data["ruleset"]["claims_ask_every_seat"] = True
         text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 

@@ -105,7 +105,9 @@ def test_who_is_asked_on_a_claim_is_no_part_of_a_leagues_fingerprint(tmp_path: P
         fingerprints[ruleset] = (league.fingerprint(), league.fingerprint_aliases())
     assert len({fingerprint for fingerprint, _ in fingerprints.values()}) == 1
     # A league stored under competition-server by an earlier release, whose fingerprint held
-    # the key, resumes: its old fingerprint is an alias.
+    # the key, resumes under either ruleset: its old fingerprint is an alias of both (one
+    # stored under competition had the fingerprint of today).
     (old,) = fingerprints["competition-server"][1]
     assert old != fingerprints["competition-server"][0]
-    assert fingerprints["competition"][1] == []
+    assert fingerprints["competition"][1] == [old]
+    assert fingerprints[None][1] == [old]
