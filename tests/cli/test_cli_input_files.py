@@ -64,16 +64,15 @@ def test_a_record_is_read_from_a_fifo(tmp_path: Path, record: Path, command: str
     assert "2 games ok" in result.output if command == "verify" else "reveal" in result.output
 
 
+def piped(args: list[str], text: str) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` in a fresh interpreter, ``text`` on its standard input."""
+    return subprocess.run(
+        [*ARENA, *args], input=text, capture_output=True, text=True, timeout=WAIT_S, check=False
+    )
+
+
 def test_a_record_is_read_from_standard_input(tmp_path: Path, record: Path) -> None:
-    with record.open("rb") as stdin:
-        shown = subprocess.run(
-            [*ARENA, "verify", "-"],
-            stdin=stdin,
-            capture_output=True,
-            text=True,
-            timeout=WAIT_S,
-            check=False,
-        )
+    shown = piped(["verify", "-"], record.read_text(encoding="utf-8"))
     assert shown.returncode == 0, shown.stderr
     assert "2 games ok" in shown.stdout
 
@@ -81,16 +80,9 @@ def test_a_record_is_read_from_standard_input(tmp_path: Path, record: Path) -> N
 def test_replaying_one_game_of_a_piped_record_points_to_verify_from_standard_input(
     record: Path,
 ) -> None:
-    game = json.loads(record.read_text(encoding="utf-8").splitlines()[1])["game"]
-    with record.open("rb") as stdin:
-        shown = subprocess.run(
-            [*ARENA, "replay", "-", "--game", game],
-            stdin=stdin,
-            capture_output=True,
-            text=True,
-            timeout=WAIT_S,
-            check=False,
-        )
+    text = record.read_text(encoding="utf-8")
+    game = json.loads(text.splitlines()[1])["game"]
+    shown = piped(["replay", "-", "--game", game], text)
     assert shown.returncode == 0, shown.stderr
     last = shown.stdout.strip().splitlines()[-1]
     assert "`arena verify -` on the same record runs them" in last
@@ -108,14 +100,7 @@ def test_replaying_one_game_of_a_piped_record_points_to_verify_from_standard_inp
 def test_standard_input_is_named_as_such_not_as_dev_stdin(
     command: str, text: str, message: str
 ) -> None:
-    shown = subprocess.run(
-        [*ARENA, command, "-"],
-        input=text,
-        capture_output=True,
-        text=True,
-        timeout=WAIT_S,
-        check=False,
-    )
+    shown = piped([command, "-"], text)
     assert shown.returncode == 2
     assert shown.stderr.startswith(f"error: {message}"), shown.stderr
     assert "/dev/stdin" not in shown.stderr
