@@ -557,11 +557,11 @@ def _problems(exc: ValidationError, where: str, options: Mapping[str, str]) -> s
     --server: …``), the others under the file (``league.toml: bots: …``)."""
     in_file: list[str] = []
     in_options: list[str] = []
+    server_option = options.get("server")
     for error in exc.errors():
         loc = error["loc"]
         message = error["msg"].removeprefix("Value error, ")
         option = options.get(str(loc[0])) if loc else None
-        server_option = options.get("server")
         if option is not None:
             in_options.append(f"{option}: {message}")
         elif server_option is not None and isinstance(

@@ -98,16 +98,23 @@ def test_a_server_league_that_could_not_play_every_match_is_not_finished(
     assert finished(db) == [None]
 
 
+def played_then_edited(tmp_path: Path, statement: str) -> Path:
+    """The results file of the whole league played in-process, then changed by ``statement``
+    (so that what a later run keeps or replaces shows)."""
+    db = tmp_path / "r.sqlite"
+    with ResultStore(db) as store:
+        assert run_league(secret_dice(tmp_path, jobs=1), store).complete
+    with closing(sqlite3.connect(db)) as connection, connection:
+        connection.execute(statement)
+    return db
+
+
 def test_a_restart_on_a_server_that_fails_keeps_when_the_league_finished(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # runner.run_league: only "a restart that played every match again finished the league
     # anew"; one whose tables failed left old matches stored, played when the league finished.
-    db = tmp_path / "r.sqlite"
-    with ResultStore(db) as store:
-        assert run_league(secret_dice(tmp_path, jobs=1), store).complete
-    with closing(sqlite3.connect(db)) as connection, connection:
-        connection.execute("UPDATE leagues SET finished = '2000-01-01T00:00:00+00:00'")
+    db = played_then_edited(tmp_path, "UPDATE leagues SET finished = '2000-01-01T00:00:00+00:00'")
     monkeypatch.setattr("arena.server.remote.play_on_server", fake_server(absent=["type5"]))
     on_server = secret_dice(tmp_path, server="ws://127.0.0.1:9")
     with ResultStore(db) as store, pytest.raises(LeagueIncompleteError) as stopped:
@@ -121,11 +128,7 @@ def test_a_restart_on_a_server_replaces_every_stored_match(
 ) -> None:
     # LEAGUES.md: --restart plays every match again, each stored match replaced when its new
     # result is stored (on a server as in-process).
-    db = tmp_path / "r.sqlite"
-    with ResultStore(db) as store:
-        assert run_league(secret_dice(tmp_path, jobs=1), store).complete
-    with closing(sqlite3.connect(db)) as connection, connection:
-        connection.execute("""UPDATE matches SET summary = '{"old": true}'""")
+    db = played_then_edited(tmp_path, """UPDATE matches SET summary = '{"old": true}'""")
     monkeypatch.setattr("arena.server.remote.play_on_server", fake_server())
     on_server = secret_dice(tmp_path, server="ws://127.0.0.1:9")
     with ResultStore(db) as store:
