@@ -31,6 +31,20 @@ ORPHAN_EXIT = 1
 """A worker's exit status when it stops because its parent is gone."""
 
 
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this machine; in doubt, yes (callers keep what a live
+    process may still be using)."""
+    if os.name != "posix":
+        return True  # os.kill(pid, 0) would terminate the process on Windows
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by another user
+    return True
+
+
 def ignore_interrupts() -> None:
     """Run at a worker's start: Ctrl-C is the parent's to handle (it stops the workers at once),
     so a worker does not also die on it mid-task and print a traceback. The worker was spawned

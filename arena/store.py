@@ -326,7 +326,8 @@ class ResultStore:
         self, league: StoredLeague, outcome: MatchOutcome, *, replace: bool = False
     ) -> bool:
         """Store a finished match and its games in one transaction; `False` when the match is
-        already stored (another run of the same league got there first) and nothing changed.
+        already stored (a run of the same league that held no lock got there first: an earlier
+        release, or a system without ``flock``) and nothing changed.
         With ``replace`` (a restart) a stored match of the same key is replaced, in the same
         transaction: the league never holds the match less than once."""
         plan = outcome.plan

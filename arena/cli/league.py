@@ -21,6 +21,7 @@ from arena.cli.mahjong_match import claim_timing_note
 from arena.cli.serve import server_url
 from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig, load_league
+from arena.leagues.in_play import league_player
 from arena.leagues.outcomes import MatchOutcome
 from arena.leagues.play import plan_matches
 from arena.leagues.runner import (
@@ -251,6 +252,12 @@ def league(
         fail(str(exc))
     except KeyboardInterrupt:
         fail(f"interrupted: finished matches are stored in {db}; run again to resume", code=130)
+    player = league_player(db, run.league.id) if show else None
+    if player is not None:
+        err.print(
+            f"[yellow]note:[/] league {config.name!r} is being played now ({player.describe()}): "
+            "these are the matches stored so far"
+        )
     if json_output:
         failure = {} if incomplete is None else {"error": str(incomplete)}
         print_json(_to_json(config, run, db) | failure)

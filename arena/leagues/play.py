@@ -29,6 +29,7 @@ from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 from arena.matches.bot_seeds import seeded_options
+from arena.processes import process_alive
 from arena.records import JsonlRecorder
 from arena.referee import TimeBank, TimeControl
 from arena.transports.base import Seat
@@ -86,7 +87,7 @@ series a directory), shared by every process playing that match."""
 def _part(path: Path) -> Path:
     """Where this process writes ``path`` until its match finishes:
     ``NAME.jsonl.<pid>.<token>.part``. Its own name per process, so two runs of one league on
-    one records directory (another ``arena league`` on the same or another results file) never
+    one records directory (another ``arena league`` of it into another results file) never
     write, move or remove each other's partial record."""
     return path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
 
@@ -100,20 +101,6 @@ def _part_owners(path: Path) -> Iterator[tuple[Path, int]]:
         owner = pattern.fullmatch(part.name)
         if owner is not None:
             yield part, int(owner.group(1))
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` runs on this machine; in doubt, yes (a live run's partial record
-    must never be removed, a dead one's left behind only costs a file)."""
-    if os.name != "posix":
-        return True  # os.kill(pid, 0) would terminate the process on Windows
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by another user
-    return True
 
 
 def _remove_part(part: Path) -> None:
@@ -135,7 +122,7 @@ def _remove_stale_parts(path: Path, *, own: bool) -> None:
     _remove_part(path.with_name(path.name + _OLD_PART_SUFFIX))
     for part, pid in _part_owners(path):
         mine = pid == os.getpid()
-        if (own and mine) or (not mine and not _alive(pid)):
+        if (own and mine) or (not mine and not process_alive(pid)):
             _remove_part(part)
 
 

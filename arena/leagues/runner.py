@@ -22,6 +22,7 @@ import structlog
 
 from arena.errors import ArenaError
 from arena.leagues.config import LeagueConfig
+from arena.leagues.in_play import hold_league
 from arena.leagues.outcomes import MatchOutcome, MatchPlan
 from arena.leagues.play import (
     discard_partial_record,
@@ -113,6 +114,21 @@ def run_league(
     replacement is there)."""
     started = time.perf_counter()
     league = open_league(config, store)
+    # A second run of the league on this file would play every match again: refused.
+    with hold_league(store.path, league.id, config.name):
+        return _play_held(config, store, league, restart, started, on_start, on_games, on_match)
+
+
+def _play_held(
+    config: LeagueConfig,
+    store: ResultStore,
+    league: StoredLeague,
+    restart: bool,
+    started: float,
+    on_start: Callable[[int, int], None] | None,
+    on_games: GamesDone | None,
+    on_match: MatchDone | None,
+) -> LeagueRun:
     plans = plan_matches(config)
     todo = plans if restart else pending_plans(config, store, league)
     resumed = len(plans) - len(todo)

@@ -68,9 +68,10 @@ def read_only(tmp_path: Path) -> Iterator[Path]:
 def test_a_second_run_finishing_the_same_match_first_does_not_break_the_first(
     tmp_path: Path,
 ) -> None:
-    # Run A is in its (only) match when run B — another process, the same results file and
-    # records directory — plays and stores that match; then A finishes it. Earlier both wrote
-    # one NAME.jsonl.part: B removed A's, and A's move onto NAME.jsonl failed.
+    # Run A is in its (only) match when run B — another process, the same records directory,
+    # another results file (into the same one B would be refused: test_league_one_run.py) —
+    # plays that match; then A finishes it. Earlier both wrote one NAME.jsonl.part: B removed
+    # A's, and A's move onto NAME.jsonl failed.
     config = league(tmp_path, DICE_PAIR, jobs=1, records=tmp_path / "records")
     other: list[subprocess.CompletedProcess[str]] = []
 
@@ -81,12 +82,12 @@ def test_a_second_run_finishing_the_same_match_first_does_not_break_the_first(
         out, err = process.communicate(timeout=WAIT_S)
         other.append(subprocess.CompletedProcess(process.args, process.returncode, out, err))
 
-    with ResultStore(tmp_path / "r.sqlite") as store:
+    with ResultStore(tmp_path / "a.sqlite") as store:
         run = run_league(config, store, on_games=run_other_meanwhile)
     (finished,) = other
     assert finished.returncode == 0, finished.stderr
     assert run.complete and run.played == 1
-    (outcome,) = run.outcomes  # stored once, by B
+    (outcome,) = run.outcomes
     # One complete record (A's replaced B's: the same seed, the same games); no partial file.
     (record,) = (tmp_path / "records").iterdir()
     assert outcome.record == str(record.resolve())
