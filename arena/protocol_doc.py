@@ -77,7 +77,16 @@ EXAMPLES: tuple[ExampleGame, ...] = (
             "asked with no `legal` list (504 codes) but a `hint`; answers are listed, and a "
             "reveal is asked with a `hint` only (the code must match every answer given). "
             "Seat 0 answers adaptively (the evader keeps the most codes possible), which is legal "
-            "as long as its reveal at the end matches every answer."
+            "as long as its reveal at the end matches every answer.\n\n"
+            'What a bot needs of the rules (RULES.md, "1A2B"): each bot chooses its own code '
+            "(3 distinct symbols of 1-9 here: `game_start` carries the rules) and keeps it to "
+            "itself; nothing of it is sent before `reveal`. An answer `xAyB` counts the guess's "
+            "symbols in the right place (A) and present elsewhere (B). Turns are equal: if seat 0 "
+            "solves with its k-th guess, seat 1 still makes its k-th; both solving is a draw "
+            "(`both_solved`), else the one who solved wins (`solved`); neither within "
+            "`max_guesses` is a draw. A reveal that contradicts one of the seat's answers loses "
+            "the game (`breach`). A win scores 1, a draw 0.5, a loss 0. A seat that fails to "
+            'answer twice gets a fallback that gives the game away (RULES.md, "Fallbacks").'
         ),
     ),
     ExampleGame(
@@ -90,7 +99,17 @@ EXAMPLES: tuple[ExampleGame, ...] = (
         deal={"game_index": 0, "first": 0},
         intro=(
             "Two players, five dice each, one round (the seed's set-up). Each seat receives its "
-            "own dice in a private event; the reveal at the challenge is public."
+            "own dice in a private event; the reveal at the challenge is public.\n\n"
+            'What a bot needs of the rules (RULES.md, "Liar\'s dice"): the opener must bid, at '
+            "least `min_open` (2) dice; then each seat in turn raises the standing bid or "
+            "challenges it. A challenge ends the round and lifts every cup: the bid holds when "
+            "the dice showing its face number at least its count, and then the challenger "
+            "loses, else the bidder. The loser scores 0, every other seat 1 (under `series` the "
+            "loser drops a die and the last seat with dice wins). Under `ones_wild` "
+            "(`game_start` carries the rules) a one counts as any face until someone bids ones "
+            "in the round (the observation's `ones_wild` says whether they still are); a bid on "
+            "ones counts ones only. A seat that fails to answer twice plays `challenge` when a "
+            "bid stands, else `bid 2x1` (`min_open` x 1)."
         ),
     ),
     ExampleGame(
@@ -108,7 +127,10 @@ EXAMPLES: tuple[ExampleGame, ...] = (
             "its own tiles, everyone's discards and melds, and is asked to claim only when it has "
             "a claim (competition ruleset; under `claims_ask_every_seat` it is asked, with `pass` "
             "alone, after every discard of another seat). Tiles are `1m`…`9m`, `1p`…`9p`, "
-            "`1s`…`9s`, `1z`…`7z` (E S W N, white, green, red; see RULES.md)."
+            "`1s`…`9s`, `1z`…`7z` (E S W N, white, green, red; see RULES.md).\n\n"
+            "What a bot needs of the rules — a hand, claims and their priority, wins, Tai "
+            'scoring, what each seat sees and the fallbacks — is in RULES.md, "Mahjong table '
+            'and match" and "Tai scoring".'
         ),
     ),
 )
@@ -334,9 +356,13 @@ def _handshake_section() -> list[str]:
         "`hello`, and waits for `welcome`. It is then seated by the server and receives, for each",
         "game, an `event` with a `game_start` payload (its seat and the players), the events its",
         "seat may see, and a `request` whenever a decision is due. It answers each request with",
-        "one `action` that echoes the request's `seq`, before `deadline_ms`. A seat's requests",
-        "are numbered from 1 through the whole match, never again from 1 in the next game, so a",
-        "`seq` names one request even when the action leaves out `game`. A late, malformed or",
+        "one `action` that echoes the request's `seq`, before `deadline_ms` (timed by the",
+        "referee from when it sends the request, so the network's time counts). The action is",
+        "a text: one of the request's `legal` list as written, or, where there are too many to",
+        "list, one formed as its `hint` says; case and runs of spaces are forgiven. A seat's",
+        "requests are numbered from 1 through the whole match, never again from 1 in the next",
+        "game, so a `seq` names one request even when the action leaves out `game`. A late,",
+        "malformed or",
         "illegal answer gets an `error` and the request is asked again once (with a new `seq`);",
         "after a second failure the referee plays the game's fallback action for the seat and",
         "sends that seat, and no other, a `penalty` event (in a mahjong claim only the seats",
@@ -350,7 +376,9 @@ def _handshake_section() -> list[str]:
         "it was sent is not counted (a second answer to it, or an answer to a request never",
         "sent, is). Only a frame whose `type` is `action` can answer a request: one that is not",
         "JSON, has no `type` or another one gets its `error` (`bad_json`, `bad_message`) and",
-        "does not count as an answer, so the request stays pending until its deadline.",
+        "does not count as an answer, so the request stays pending until its deadline (the",
+        "error says so: `(request N is still pending: answer it)`). An answer that comes after",
+        'the table has closed gets `not_expected` ("you are not seated").',
         "A request's `observation` holds everything the seat may know, so a bot that decides",
         'from requests alone may say `"events": false` in its `hello` and is then sent no',
         "`event` at all (requests, errors and `bye` still come).",
@@ -368,6 +396,12 @@ def _handshake_section() -> list[str]:
         'it in `features` (`"features": ["bank_ms", "refusal_codes", "match_aborted"]`; names',
         "the server does not know are ignored). A server older than `features` answers such a",
         "`hello` with `bad_message` and keeps the connection: say `hello` again without it.",
+        "",
+        "`hello.token` is needed when the server has tokens (`arena serve --tokens FILE`,",
+        'NETWORK.md "Auth"); a server without them ignores it. A resuming `hello` (`resume`',
+        'set, after a dropped connection: NETWORK.md "Drops, reconnects and resume") is a',
+        "whole `hello` again: the same `name` and `token`; its `events` and `features` replace",
+        "the session's, and its `games` are not read (the session keeps its seat).",
         "",
         "A `hello` may be refused with `error` and the connection closed: `auth_failed` (a wrong",
         "or missing token: stop), `name_in_use` (another session holds the name: if it is this",
@@ -399,7 +433,8 @@ def _handshake_section() -> list[str]:
         "websocket the connection's own pings do this, and `ping` is allowed but not needed.",
         "A bot that leaves sends `bye` first, over MQTT above all: a clean MQTT disconnect",
         "discards the connection's will, and a server on another broker than its own then learns",
-        'that the bot left only from its silence (NETWORK.md, "MQTT").',
+        'that the bot left only from its silence (NETWORK.md, "MQTT"). The server answers a',
+        "bot's `bye` with its own `bye` and closes the connection.",
         "",
         "```json",
         encode(hello),
@@ -446,9 +481,12 @@ def render() -> str:
         "",
         "<!-- Generated by `arena protocol doc --write` from the code; a test checks it. -->",
         "",
-        "Every message is one JSON object: one websocket text frame, or one MQTT message. Every",
-        "message has `v` (the protocol version, 1) and `type`; `match`, `game`, `seat` and `seq`",
-        "are set where they apply. Unknown fields are errors. `arena protocol schema` prints the",
+        "Every message is one JSON object in UTF-8: one websocket text frame (a binary frame is",
+        "read the same way), or one MQTT message. A bot connects to the server's URL,",
+        "`ws://HOST:PORT` (any path). Every message has `type`, and every message the server",
+        "sends has `v` (the protocol version, 1); a bot's may leave `v` out, which reads as 1.",
+        "`match`, `game`, `seat` and `seq` are set where they apply. Unknown fields are errors,",
+        "and an `error` names the field and what is wrong. `arena protocol schema` prints the",
         "JSON Schema of every message. Payloads (`event.payload`, `request.observation`) carry",
         "`game` (`arena` for the frame of a game, else the game) and `kind`.",
         "",

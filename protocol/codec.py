@@ -57,9 +57,17 @@ def load_object(raw: str | bytes) -> dict[str, Any]:
     return data
 
 
-def validate(adapter: TypeAdapter[T], data: dict[str, Any]) -> T:
+_MESSAGE_TYPES_TOLD = (
+    "a bot sends 'hello', 'action', 'bye' or 'ping'; the server sends 'welcome', 'event', "
+    "'request', 'error' or 'bye'"
+)
+"""Which types there are, as a bot author needs it told: who sends which."""
+
+
+def validate(adapter: TypeAdapter[T], data: dict[str, Any], types_told: str | None = None) -> T:
     """Validate a frame's object with ``adapter``; a failure is a `ProtocolError` naming the
-    first few problems by their path in the message.
+    first few problems by their path in the message. ``types_told``: what to say of the
+    message types when ``type`` names none (else the adapter's types are listed).
 
     Strictly: a field takes only its own JSON type (``"seq": "2"`` or ``2.0`` is not an
     integer, ``0`` is not a boolean). A bot in another language must not come to rely on a
@@ -67,19 +75,28 @@ def validate(adapter: TypeAdapter[T], data: dict[str, Any]) -> T:
     try:
         return adapter.validate_python(data, strict=True)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '<message>'}: {_problem(err)}"
-            for err in exc.errors()[:5]
-        )
+        problems = "; ".join(_problem(err, types_told) for err in exc.errors()[:5])
         raise ProtocolError(ErrorCode.BAD_MESSAGE, problems) from None
 
 
-def _problem(err: Any) -> str:
-    """pydantic's words for one problem, except a bad bot name, which is said in words rather
-    than as the regular expression a bot author would have to read."""
-    if err["type"] == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") == NAME_REGEX:
-        return name_problem(err["input"])
-    return str(err["msg"])
+def _problem(err: Any, types_told: str | None) -> str:
+    """One problem, ``path: what``, in pydantic's words except where those are its own terms
+    (a discriminator, a tag) or a regular expression a bot author would have to read."""
+    where = ".".join(str(part) for part in err["loc"]) or "<message>"
+    kind, context = err["type"], err.get("ctx", {})
+    if kind == "union_tag_not_found":
+        return "type: missing; every message names its type"
+    if kind == "union_tag_invalid":
+        told = types_told or "the types: " + str(context.get("expected_tags", ""))
+        sent = err["input"].get("type") if isinstance(err["input"], dict) else context.get("tag")
+        return f"type: no message has type {json.dumps(sent)[:40]} ({told})"
+    if kind == "extra_forbidden":
+        return f"{where}: no such field in this message (unknown fields are errors)"
+    if kind == "missing":
+        return f"{where}: required, missing"
+    if kind == "string_pattern_mismatch" and context.get("pattern") == NAME_REGEX:
+        return f"{where}: {name_problem(err['input'])}"
+    return f"{where}: {err['msg']}"
 
 
 def name_problem(name: str) -> str:
@@ -110,7 +127,7 @@ def decode(data: Any) -> Message:
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.BAD_JSON, "a message is a JSON object")
     check_version(data)
-    return validate(MESSAGE_ADAPTER, data)
+    return validate(MESSAGE_ADAPTER, data, _MESSAGE_TYPES_TOLD)
 
 
 def check_version(data: dict[str, Any]) -> None:

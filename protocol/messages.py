@@ -205,7 +205,11 @@ class Request(Envelope):
 
     type: Literal["request"] = "request"
     seq: int = Field(description="echo this in the action")
-    deadline_ms: int = Field(ge=0, description="milliseconds allowed for the answer")
+    deadline_ms: int = Field(
+        ge=0,
+        description="milliseconds allowed for the answer, timed by the referee from when it "
+        "sends the request (the network's time counts)",
+    )
     bank_ms: int | None = Field(
         default=None,
         ge=0,
@@ -214,9 +218,15 @@ class Request(Envelope):
         "`deadline_ms` is still taken while the bank covers the overrun, which it spends",
     )
     legal: list[str] | None = Field(
-        default=None, description="every legal action as text, unless the set is too large"
+        default=None,
+        description="every legal action as text; left out where there are too many to list "
+        "(1A2B guesses and reveals), and then `hint` is set",
     )
-    hint: str | None = Field(default=None, description="how to form an action when not listed")
+    hint: str | None = Field(
+        default=None,
+        description="how to form an action when `legal` is left out, e.g. "
+        '"guess <3 distinct symbols of 123456789>"',
+    )
     observation: Payload = Field(description="everything this seat may know now")
 
 

@@ -382,7 +382,11 @@ class Connection:
             answered = session is not None and await session.malformed_answer(
                 _json_object(raw), exc.code, exc.text
             )
-            await self._bad(exc.code, exc.text, answered=answered)
+            text = exc.text
+            if not answered and session is not None and session.pending_seq is not None:
+                # Not an answer: say so, or the bot learns it only from the `late` to come.
+                text += f" (request {session.pending_seq} is still pending: answer it)"
+            await self._bad(exc.code, text, answered=answered)
             return
         if isinstance(message, Action) and session is not None:
             refusal = await session.from_bot(message)

@@ -265,6 +265,11 @@ class BotSession:
         self.binding = Binding(table, slot)
         self.log = self.log.bind(table=table, slot=slot)
 
+    @property
+    def pending_seq(self) -> int | None:
+        """The ``seq`` of the request waiting for this bot's answer, if one is."""
+        return None if self._pending is None else self._pending.seq
+
     def unseat(self) -> str | None:
         """The table closed: a connected bot returns to the lobby, an absent one is forgotten.
         Returns the id of the match that this cut short (started, not ended) for a bot still
@@ -396,7 +401,11 @@ class BotSession:
         pending = self._pending
         if self.state is not SessionState.SEATED or binding is None:
             return Refusal(
-                Error(code=ErrorCode.NOT_EXPECTED, text="you are not seated", seq=action.seq)
+                Error(
+                    code=ErrorCode.NOT_EXPECTED,
+                    text="you are not seated: your table has closed, or none has seated you yet",
+                    seq=action.seq,
+                )
             )
         if pending is None or binding.sink is None:
             return Refusal(

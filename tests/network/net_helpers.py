@@ -184,6 +184,54 @@ async def raw_dice_pair(
                 yield alice, bob, seats
 
 
+FAR_DEADLINE_S = 600.0
+"""Far beyond any wait of the tests: a re-ask that comes at all did not wait for it."""
+
+
+def pick(request: dict[str, Any]) -> str:
+    """The first legal action that is not a challenge, so the game lasts a while."""
+    legal: list[str] = request["legal"]
+    return next((action for action in legal if action != "challenge"), legal[0])
+
+
+def good_answer(request: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "v": 1,
+        "type": "action",
+        "match": request["match"],
+        "game": request["game"],
+        "seat": request["seat"],
+        "seq": request["seq"],
+        "action": pick(request),
+    }
+
+
+async def play_along(peer: RawPeer) -> None:
+    """Answer every request well until the game ends."""
+    while True:
+        message = await peer.recv(scaled(30))
+        if message["type"] == "event" and message["payload"]["kind"] == "game_end":
+            return
+        if message["type"] == "request":
+            await peer.send(good_answer(message))
+
+
+async def duel(seats: Sequence[Seat]) -> PlayedGame:
+    """A liar's dice game between the seats of `raw_dice_pair`, with a deadline no test waits
+    out."""
+    return await play_game(
+        "liars_dice",
+        list(seats),
+        rules={},
+        seed=MatchSeed.from_text("answers"),
+        deal={"game_index": 0, "first": 0},
+        players=["alice", "bob"],
+        match_id="ld-test",
+        game_id="g0",
+        deadline_ms=round(FAR_DEADLINE_S * 1000),
+    )
+
+
 class QuietLink:
     """A `Link` that takes every message and drops it: a hub connection without a peer."""
 

@@ -7,19 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from net_helpers import RawPeer, raw_dice_pair, scaled
+from net_helpers import RawPeer, duel, good_answer, play_along, raw_dice_pair
 
-from arena.dealing import MatchSeed
-from arena.referee import PlayedGame, play_game
-from arena.transports.base import Seat
-
-DEADLINE_S = 600.0
-"""Far beyond any wait of these tests: a re-ask that comes at all did not wait for it."""
+from arena.referee import PlayedGame
 
 Breaker = Callable[[dict[str, Any], dict[str, Any]], None]
 
@@ -55,48 +50,6 @@ CASES: list[tuple[Breaker, str]] = [
     (seq_as_float, "seq: Input should be a valid integer"),
     (v_as_string, 'v: the protocol version is the JSON integer 1, not "1"'),
 ]
-
-
-def pick(request: dict[str, Any]) -> str:
-    """The first legal action that is not a challenge, so the game lasts a while."""
-    legal: list[str] = request["legal"]
-    return next((action for action in legal if action != "challenge"), legal[0])
-
-
-def good_answer(request: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "v": 1,
-        "type": "action",
-        "match": request["match"],
-        "game": request["game"],
-        "seat": request["seat"],
-        "seq": request["seq"],
-        "action": pick(request),
-    }
-
-
-async def play_along(peer: RawPeer) -> None:
-    """Answer every request well until the game ends."""
-    while True:
-        message = await peer.recv(scaled(30))
-        if message["type"] == "event" and message["payload"]["kind"] == "game_end":
-            return
-        if message["type"] == "request":
-            await peer.send(good_answer(message))
-
-
-async def duel(seats: Sequence[Seat]) -> PlayedGame:
-    return await play_game(
-        "liars_dice",
-        list(seats),
-        rules={},
-        seed=MatchSeed.from_text("answers"),
-        deal={"game_index": 0, "first": 0},
-        players=["alice", "bob"],
-        match_id="ld-test",
-        game_id="g0",
-        deadline_ms=round(DEADLINE_S * 1000),
-    )
 
 
 @asynccontextmanager

@@ -23,6 +23,7 @@ from arena.transports.base import Seat
 from arena.transports.websocket import WebSocketSeat
 
 NAMES = ["alice", "bob"]
+NOT_SEATED = "you are not seated: your table has closed, or none has seated you yet"
 MATCH = "ab-test"
 
 
@@ -139,7 +140,7 @@ async def test_a_referee_that_stops_mid_match_leaves_every_bot_told(
         # Back in the lobby: an answer to the vanished request is no longer taken.
         await alice.send({"type": "action", "seq": request["seq"], "action": "challenge"})
         refused = await alice.recv()
-        assert (refused["code"], refused["text"]) == ("not_expected", "you are not seated")
+        assert (refused["code"], refused["text"]) == ("not_expected", NOT_SEATED)
         assert {bot.name: bot.state for bot in server.hub.status().bots}["alice"] == "lobby"
 
 
@@ -198,4 +199,4 @@ async def test_a_bot_that_did_not_ask_is_not_told() -> None:
                 await match
         await alice.send({"type": "action", "seq": request["seq"], "action": "challenge"})
         answer = await next_non_event(alice)
-        assert (answer["code"], answer["text"]) == ("not_expected", "you are not seated")
+        assert (answer["code"], answer["text"]) == ("not_expected", NOT_SEATED)
