@@ -14,6 +14,7 @@ import typer
 
 from arena.cli.common import between, existing_file, fail, log_level_option, print_json
 from arena.errors import ArenaError, ServerLost
+from arena.server.sessions import DEFAULT_RECONNECT_GRACE_S
 from arena.transports.base import Seat
 
 tokens_app = typer.Typer(
@@ -96,6 +97,13 @@ def grace_option(param: typer.CallbackParam, value: float) -> float:
     return value
 
 
+def reconnect_grace_option(param: typer.CallbackParam, value: float) -> float:
+    """Typer callback of ``--reconnect-grace``: a finite number of seconds, 0 or more."""
+    if not 0 <= value < math.inf:  # nan too
+        fail(f"{param.opts[0]} must be a number of seconds, 0 or more, got {value}")
+    return value
+
+
 def drain_grace_s(grace: float) -> float | None:
     """``--grace`` as `ServerConfig.grace_s`: None (wait for ever) for a negative or infinite
     value."""
@@ -129,6 +137,12 @@ def serve(
         callback=grace_option,
         help="seconds a shutdown waits for running tables (0: none, <0 or inf: for ever)",
     ),
+    reconnect_grace: float = typer.Option(
+        DEFAULT_RECONNECT_GRACE_S,
+        callback=reconnect_grace_option,
+        help="seconds a seated bot that dropped has to resume: its requests wait for it until "
+        "then, and are answered for it at once after (0: at once)",
+    ),
     log_level: str = typer.Option(
         "info",
         callback=log_level_option,
@@ -144,6 +158,7 @@ def serve(
     """Host tables for every game: bots connect and wait; `arena match … --server` seats them."""
     from arena.logs import LogSetupError, configure_logging
     from arena.server.app import ArenaServer, ServerConfig
+    from arena.server.hub import Limits
 
     log_level, log_json, log_option = serve_logging(context, log_level, log_json)
     try:
@@ -154,7 +169,12 @@ def serve(
         # The library logs every connection's opening and closing; the hub logs what matters.
         logging.getLogger("websockets").setLevel(logging.WARNING)
     config = ServerConfig(
-        host=host, port=port, mqtt=mqtt, tokens=tokens, grace_s=drain_grace_s(grace)
+        host=host,
+        port=port,
+        mqtt=mqtt,
+        tokens=tokens,
+        grace_s=drain_grace_s(grace),
+        limits=Limits(reconnect_grace_s=reconnect_grace),
     )
     try:
         server = ArenaServer(config)

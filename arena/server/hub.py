@@ -25,6 +25,7 @@ from arena.server.lobby import Lobby
 from arena.server.local import LocalSeat
 from arena.server.sessions import (
     DEFAULT_JOURNAL_CAP,
+    DEFAULT_RECONNECT_GRACE_S,
     BotSession,
     FloodGuard,
     Link,
@@ -81,6 +82,10 @@ class Limits:
     flood_burst: int = 20
     flood_per_second: float = 2.0
     journal_cap: int = DEFAULT_JOURNAL_CAP
+    reconnect_grace_s: float = DEFAULT_RECONNECT_GRACE_S
+    """How long a seated bot that dropped has to resume before its requests are answered for it
+    at once; its requests wait for it until then (docs/NETWORK.md, "Drops, reconnects and
+    resume"). 0: answered for at once."""
     event_linger_s: float = 0.05
     """How long an event for a bot may wait to share a write with later frames (a request or
     error to that bot sends everything queued at once): see `FrameBatcher`."""
@@ -115,7 +120,7 @@ class Hub:
     def __init__(self, tokens: TokenStore, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()
         self.tokens = tokens
-        self.lobby = Lobby(tokens, self.limits.journal_cap)
+        self.lobby = Lobby(tokens, self.limits.journal_cap, self.limits.reconnect_grace_s)
         self.tables: dict[str, Table] = {}
         self.connections: set[Connection] = set()
         self.internal_errors = 0

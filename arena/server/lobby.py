@@ -12,6 +12,7 @@ import structlog
 from arena.server.auth import TokenStore
 from arena.server.sessions import (
     DEFAULT_JOURNAL_CAP,
+    DEFAULT_RECONNECT_GRACE_S,
     MQTT_TRANSPORT,
     BotSession,
     Link,
@@ -65,9 +66,15 @@ class Admitted:
 class Lobby:
     """Every live bot session by name; the one place that admits, resumes and reserves bots."""
 
-    def __init__(self, tokens: TokenStore, journal_cap: int = DEFAULT_JOURNAL_CAP) -> None:
+    def __init__(
+        self,
+        tokens: TokenStore,
+        journal_cap: int = DEFAULT_JOURNAL_CAP,
+        reconnect_grace_s: float = DEFAULT_RECONNECT_GRACE_S,
+    ) -> None:
         self.tokens = tokens
         self.journal_cap = journal_cap
+        self.reconnect_grace_s = reconnect_grace_s
         self.sessions: dict[str, BotSession] = {}
         self.draining = False
         self.waiting = 0
@@ -146,6 +153,7 @@ class Lobby:
             self.journal_cap,
             wants_events=hello.events,
             features=hello.features or (),
+            reconnect_grace_s=self.reconnect_grace_s,
         )
         self.sessions[hello.name] = session
         session.log.info("bot_joined", games=list(hello.games), transport=link.transport)

@@ -1,8 +1,10 @@
 """A bot's session on the server: its link, its seat, its pending request, its journal.
 
-A session outlives its connection: when a seated bot's link drops, the session turns ``absent``,
-the referee is told at once (so the engine's fallback plays without waiting out the deadline), and
-every event for the bot is kept until it comes back with its resume token.
+A session outlives its connection: when a seated bot's link drops, the session turns ``absent``
+and every event for the bot is kept until it comes back with its resume token. For the first
+``reconnect_grace_s`` of its absence its requests wait for it, as for a slow bot (a blip of the
+network costs no decision): the one pending is sent again when it resumes. After that the referee
+is told at once, so the engine's fallback plays without waiting out each deadline.
 
     lobby ──seat──▶ seated ──link lost──▶ absent ──resume──▶ seated
       ▲                │                     │
@@ -11,6 +13,7 @@ every event for the bot is kept until it comes back with its resume token.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import time
@@ -32,6 +35,9 @@ MQTT_TRANSPORT = "mqtt"
 
 DEFAULT_JOURNAL_CAP = 100_000
 """Events kept for an absent bot; a 384-hand mahjong match sends one bot about 35,000."""
+DEFAULT_RECONNECT_GRACE_S = 10.0
+"""How long a dropped bot's requests wait for it to resume (`bots run` retries after 0.2 s, and
+has tried five times within 8 s)."""
 UNANSWERED_KEPT = 16
 """Requests a bot was sent and has not answered, remembered so that a late answer to one is
 known for what it is. Only one request is pending at a time: the last few cover any bot that
@@ -121,6 +127,8 @@ class _Pending:
     seat: int | None
     match: str | None
     game: str | None
+    text: str = ""
+    """The request as the bot reads it, to send again when the bot resumes."""
 
 
 def _mismatch(*fields: tuple[str, object, object]) -> str | None:
@@ -226,6 +234,7 @@ class BotSession:
         *,
         wants_events: bool = True,
         features: Iterable[str] = (),
+        reconnect_grace_s: float = DEFAULT_RECONNECT_GRACE_S,
     ) -> None:
         self.name = name
         self.games = tuple(games)
@@ -243,6 +252,9 @@ class BotSession:
         self.journal: list[str] = []
         self.journal_cap = journal_cap
         self.dropped = 0
+        self.reconnect_grace_s = reconnect_grace_s
+        self._grace: asyncio.Task[None] | None = None
+        """While it runs, the absent bot's requests wait for it to resume."""
         self._pending: _Pending | None = None
         self._unanswered: dict[int, _Pending] = {}
         """Requests sent to the bot and not answered yet, by seq, oldest first (at most
@@ -278,6 +290,7 @@ class BotSession:
         self.log.info("seat_released", state=self.state.value, match_aborted=aborted)
         self.match = None
         self.binding = None
+        self._stop_grace()
         self._pending = None
         self._unanswered.clear()  # the next table numbers its requests from 1 again
         self.journal.clear()
@@ -324,6 +337,7 @@ class BotSession:
         binding = self.binding
         if binding is None:
             return
+        text = self._as_it_reads(frame)
         if frame.game_start or frame.kind == "request":
             self._context(frame)
         if frame.kind == "event":
@@ -338,12 +352,14 @@ class BotSession:
                 self.dropped = 0
             self._remember(frame.text)
         elif frame.kind == "request" and frame.seq is not None:
-            if self.state is not SessionState.SEATED or self.link is None:
+            reachable = self.state is SessionState.SEATED and self.link is not None
+            if not reachable and not self._waits_for_resume():
                 if binding.sink is not None:
                     why = f"bot {self.name} is disconnected; the referee plays its fallback"
                     await binding.sink.fail(frame.seq, why)
                 return
-            self._pending = _Pending(frame.seq, frame.seat, frame.match, frame.game)
+            # Held while the bot is away: sent when it resumes (`resume`).
+            self._pending = _Pending(frame.seq, frame.seat, frame.match, frame.game, text)
             self._unanswered.pop(frame.seq, None)
             self._unanswered[frame.seq] = self._pending
             if len(self._unanswered) > UNANSWERED_KEPT:
@@ -355,7 +371,7 @@ class BotSession:
         if (
             self.state is SessionState.SEATED
             and link is not None
-            and not await link.send(self._as_it_reads(frame), urgent=frame.kind != "event")
+            and not await link.send(text, urgent=frame.kind != "event")
         ):
             await self.link_lost(link)
 
@@ -511,8 +527,35 @@ class BotSession:
             self.log.info("bot_left")
         elif self.state is SessionState.SEATED:
             self.state = SessionState.ABSENT
-            self.log.warning("bot_absent")
+            self.log.warning("bot_absent", grace_s=self.reconnect_grace_s)
+            await self._start_grace()
+
+    async def _start_grace(self) -> None:
+        """The bot has just gone: its requests wait ``reconnect_grace_s`` for it to resume."""
+        self._stop_grace()
+        if self.reconnect_grace_s > 0:
+            self._grace = asyncio.create_task(self._grace_period())
+        else:
             await self._abandon_pending("disconnected; the referee plays its fallback")
+
+    async def _grace_period(self) -> None:
+        await asyncio.sleep(self.reconnect_grace_s)
+        self._grace = None
+        if self.state is SessionState.ABSENT and self.link is None:
+            self.log.info("reconnect_grace_over")
+            await self._abandon_pending("disconnected; the referee plays its fallback")
+
+    def _stop_grace(self) -> None:
+        grace, self._grace = self._grace, None
+        if grace is not None and grace is not asyncio.current_task():
+            grace.cancel()
+
+    def _waits_for_resume(self) -> bool:
+        """Whether a request for the absent bot is held for it: while it resumes (its link is
+        back, the journal on its way) or within the grace after it went."""
+        return self.state is SessionState.ABSENT and (
+            self.link is not None or self._grace is not None
+        )
 
     async def resume(self, link: Link) -> None:
         """Rebind to a new link (the welcome is already sent) and replay the journal."""
@@ -523,10 +566,12 @@ class BotSession:
         if old is not None and old is not link:
             # The same bot on a fresh connection: the old one would only confuse it.
             await old.close("replaced by a resumed connection")
+        self._stop_grace()
         if self.binding is None:
             return
-        # A request in flight on the old link will never be answered: fall back now.
-        await self._abandon_pending("reconnected while a request was pending")
+        if self.reconnect_grace_s <= 0:
+            # Without a grace a request in flight on the old link is given up: fall back now.
+            await self._abandon_pending("reconnected while a request was pending")
         self.state = SessionState.ABSENT
         if self.dropped:
             notice = f"{self.dropped} oldest events of your absence were dropped"
@@ -536,7 +581,13 @@ class BotSession:
         while sent < len(self.journal):
             if not await link.send(self.journal[sent], urgent=False):
                 self.link = None
+                await self._start_grace()
                 return
             sent += 1
         self.state = SessionState.SEATED
         self.log.info("bot_resumed", transport=link.transport, replayed=sent)
+        pending = self._pending
+        # The request it was asked before it went (or while it came back), asked again as it
+        # was: its answer may have been lost with the old link.
+        if pending is not None and pending.text and not await link.send(pending.text):
+            await self.link_lost(link)

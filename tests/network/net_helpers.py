@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import json
 import os
@@ -76,9 +77,15 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def running_server(**options: Any) -> AsyncIterator[ArenaServer]:
-    """An `ArenaServer` on a free loopback port (``options`` go to `ServerConfig`)."""
-    options.setdefault("limits", Limits(hello_timeout_s=scaled(10)))
+async def running_server(
+    *, reconnect_grace_s: float | None = None, **options: Any
+) -> AsyncIterator[ArenaServer]:
+    """An `ArenaServer` on a free loopback port (``options`` go to `ServerConfig`);
+    ``reconnect_grace_s`` replaces that of its limits (0: a dropped bot is answered for at
+    once, for tests of what follows a drop that need not wait out the default grace)."""
+    limits = options.setdefault("limits", Limits(hello_timeout_s=scaled(10)))
+    if reconnect_grace_s is not None:
+        options["limits"] = dataclasses.replace(limits, reconnect_grace_s=reconnect_grace_s)
     server = ArenaServer(ServerConfig(host=LOOPBACK, port=0, **options))
     await server.start()
     try:

@@ -148,7 +148,8 @@ async def test_a_bot_that_stops_reading_is_dropped_and_its_table_plays_on() -> N
     `SEND_TIMEOUT_S` and the referee plays its fallbacks to the end of the match."""
     recorder = MemoryRecorder()
     alice = make_bot("liars_dice", "random-guess", {"seed": "a"}, name="alice")
-    async with running_server() as server:
+    # The deaf bot never comes back: no reconnect grace to wait out.
+    async with running_server(reconnect_grace_s=0) as server:
         url = f"ws://{LOOPBACK}:{server.port}"
         async with clients(url, "liars_dice", {"alice": alice}), deaf_peer(server) as deaf:
             assert await asyncio.to_thread(deaf.send, text_frame(liars_dice_hello("deaf")))

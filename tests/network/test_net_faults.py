@@ -114,14 +114,15 @@ async def spawn_bot(url: str, name: str, resume: Path, log: Path, *more: str) ->
 
 @asynccontextmanager
 async def server_for(transport: str, tmp: Path) -> AsyncIterator[tuple[Any, str]]:
-    """A server and the URL its bots use, over ``transport``."""
+    """A server and the URL its bots use, over ``transport``; a bot that drops is answered for
+    at once (no reconnect grace: tests/network/test_net_reconnect_grace.py has that)."""
     if transport == "websocket":
-        async with running_server() as server:
+        async with running_server(reconnect_grace_s=0) as server:
             yield server, ws_url(server)
     else:
         with mosquitto(tmp) as port:
             mqtt = f"mqtt://{LOOPBACK}:{port}"
-            async with running_server(mqtt=mqtt) as server:
+            async with running_server(mqtt=mqtt, reconnect_grace_s=0) as server:
                 yield server, mqtt
 
 

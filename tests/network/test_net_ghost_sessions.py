@@ -55,7 +55,7 @@ async def embedded_server(**options: Any) -> AsyncIterator[tuple[ArenaServer, in
     port = free_port()
     async with running_server(
         mqtt=f"mqtt://{LOOPBACK}:{port}",
-        limits=Limits(hello_timeout_s=scaled(10), mqtt_silence_s=AN_HOUR),
+        limits=Limits(hello_timeout_s=scaled(10), mqtt_silence_s=AN_HOUR, reconnect_grace_s=0),
         **options,
     ) as server:
         assert server.broker is not None, "no broker should answer on a fresh port"
@@ -71,7 +71,7 @@ def broker_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
 def mosquitto_server(port: int, **options: Any) -> Any:
     return running_server(
         mqtt=f"mqtt://{LOOPBACK}:{port}",
-        limits=Limits(hello_timeout_s=scaled(10), mqtt_silence_s=AN_HOUR),
+        limits=Limits(hello_timeout_s=scaled(10), mqtt_silence_s=AN_HOUR, reconnect_grace_s=0),
         **options,
     )
 
