@@ -170,7 +170,7 @@ class Hello(Envelope):
     events: bool = Field(
         default=True,
         description="false: send this bot no `event` messages (it decides from each request's "
-        "observation alone, which holds everything its seat may know)",
+        "observation alone, which holds everything its seat may know); left out: true",
     )
     features: list[Annotated[str, Field(max_length=32)]] | None = Field(
         default=None,

@@ -47,7 +47,10 @@ class LiarsDiceObservation(LiarsDiceBase):
     dice: list[int] = Field(
         description="this seat's own dice under its cup, sorted (revealed dice are in 'revealed')"
     )
-    dice_counts: list[int] = Field(description="dice held by each seat (0 once out of a series)")
+    dice_counts: list[int] = Field(
+        description="dice held by each seat, those it has shown under the re-roll rule "
+        "('revealed') included (0 once out of a series)"
+    )
     bids: list[BidRecord] = Field(description="the bids of this round, oldest first")
     to_act: int | None = Field(description="the seat whose decision is due (None once over)")
     ones_wild: bool = Field(description="whether ones count as any face right now")
