@@ -227,12 +227,19 @@ def split_matches(lines: list[dict[str, Any]]) -> list[MatchLines]:
                 current = MatchLines(None)
                 matches.append(current)
             current.games.append([line])
+        elif current is not None and current.reveal is not None:
+            raise RecordError(f"line {number}: {kind!r} after the match's reveal line")
+        elif (
+            kind == "reveal"
+            and current is not None
+            and current.match is not None
+            and "match" in line
+        ):
+            # The match's reveal; with no game before it, the match stopped before its first
+            # game (the check reports the games it announced and does not hold).
+            current.reveal = line
         elif current is None or not current.games:
             raise RecordError(f"line {number}: {kind!r} before any header")
-        elif current.reveal is not None:
-            raise RecordError(f"line {number}: {kind!r} after the match's reveal line")
-        elif kind == "reveal" and current.match is not None and "match" in line:
-            current.reveal = line
         elif kind == "reveal" and "match" in line and _closes_headless(current, line):
             tail = len(current.games)
             while tail > 0 and _match_game(current.games[tail - 1], line["match"]):

@@ -461,7 +461,10 @@ def check_record(
     report = RecordCheck([], [])
     seen: dict[tuple[str, str], int] = {}
     game_ids: dict[str, None] = {}  # the ids passed over, in order, for the error below
-    blocks = split_matches(lines)
+    try:
+        blocks = split_matches(lines)
+    except RecordError as exc:
+        raise RecordError(f"{shown}: {exc}") from None
     for block in blocks:
         checks: list[GameCheck] = []
         for game_lines in block.games:
