@@ -8,7 +8,8 @@ when the server says ``bye`` or refuses its token, or when no server answers its
 sent nothing for a while, so the server does not take its silence for a dead connection.
 
 The server's refusals of a ``hello`` (docs/PROTOCOL.md, "Error codes"): ``auth_failed`` (a wrong
-token) stops the client; ``resume_unknown`` (its seat is gone) makes it say hello afresh at once;
+token) stops the client; ``resume_unknown`` (its seat is gone) makes it say hello afresh after
+the backoff's first step;
 ``name_in_use`` stops it at its first hello (another bot has the name: its owner should know), and
 is retried with backoff once it has been welcomed (an earlier connection of its own may not be
 known gone yet). A ``match_aborted`` error tells it its match was stopped: the bot hears of it
@@ -214,6 +215,7 @@ class BotClient:
         and retried like a lost one."""
         attempt = 0
         while not self._stopping:
+            welcomed_before = self.welcomes
             adapter = self.adapter_factory()
             adapter.wants_events = self._listening
             self._adapter = adapter
@@ -244,6 +246,8 @@ class BotClient:
                 await adapter.close()
             if self._stopping:
                 break
+            if self.welcomes > welcomed_before:
+                attempt = 0  # the server was there: a drop after a welcome starts over
             delay = self.backoff.delay(attempt)
             attempt += 1
             self.log.info("reconnecting", in_s=round(delay, 2), attempt=attempt)

@@ -38,7 +38,13 @@ from arena.server.hub import Limits
 from arena.server.remote import RemoteTableError, server_status
 from arena.store import ResultStore
 from arena.transports.base import Seat
-from bots.adapters import adapter_for
+from bots.adapters import (
+    AdapterClosed,
+    ClientMessage,
+    ServerAdapter,
+    ServerMessage,
+    adapter_for,
+)
 from bots.base import Bot
 from bots.client import Backoff, BotClient
 from protocol.messages import FEATURES
@@ -237,6 +243,31 @@ async def duel(seats: Sequence[Seat]) -> PlayedGame:
         game_id="g0",
         deadline_ms=round(FAR_DEADLINE_S * 1000),
     )
+
+
+class ScriptedAdapter(ServerAdapter):
+    """One connection's server side, said from ``script`` in order, for a `BotClient` with no
+    server; ``sent`` keeps what the client says. An empty script is a connection the server
+    has closed."""
+
+    def __init__(self, script: list[ServerMessage], sent: list[ClientMessage]) -> None:
+        self.script = list(script)
+        self.sent = sent
+
+    async def connect(self) -> None:
+        return None
+
+    async def send(self, message: ClientMessage) -> None:
+        self.sent.append(message)
+
+    async def receive(self) -> ServerMessage:
+        await asyncio.sleep(0)
+        if not self.script:
+            raise AdapterClosed("the server closed the connection")
+        return self.script.pop(0)
+
+    async def close(self) -> None:
+        return None
 
 
 class QuietLink:

@@ -10,33 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from net_helpers import ScriptedAdapter
 
 from bots.adapters import AdapterRefused, ClientMessage, ServerAdapter, ServerMessage
 from bots.base import Bot
 from bots.client import Backoff, BotClient, ClientRefused
 from bots.registry import make_bot
 from protocol.messages import FEATURES, Bye, Error, ErrorCode, Hello, Request, Welcome
-
-
-class ScriptedAdapter(ServerAdapter):
-    """Plays one connection's server side from a script; records what the client sends."""
-
-    def __init__(self, script: list[ServerMessage], sent: list[ClientMessage]) -> None:
-        self.script = list(script)
-        self.sent = sent
-
-    async def connect(self) -> None:
-        return None
-
-    async def send(self, message: ClientMessage) -> None:
-        self.sent.append(message)
-
-    async def receive(self) -> ServerMessage:
-        await asyncio.sleep(0)
-        return self.script.pop(0)
-
-    async def close(self) -> None:
-        return None
 
 
 def test_no_session_makes_the_client_say_hello_again_with_its_resume_token() -> None:
