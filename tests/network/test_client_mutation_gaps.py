@@ -18,6 +18,7 @@ import pytest
 import typer
 from net_helpers import LOOPBACK, REPO, ScriptedAdapter, free_port, scaled
 from typer.testing import CliRunner
+from wire_samples import solve_observation
 
 from bots import cli as bots_cli
 from bots import client as client_module
@@ -43,7 +44,7 @@ from bots.client import (
 )
 from bots.mahjong.greedy import GreedyBot
 from bots.registry import make_bot
-from protocol.games.bulls_cows import BullsCowsObservation, GuessMade
+from protocol.games.bulls_cows import GuessMade
 from protocol.games.common import GameEnd, GameStart
 from protocol.messages import (
     FEATURES,
@@ -290,17 +291,7 @@ def test_an_old_servers_auth_failed_for_a_stale_resume_token_says_hello_afresh(
 # -- what the client hands its bots -----------------------------------------------------------
 
 
-OBSERVATION = BullsCowsObservation(
-    mode="solve",
-    digits=4,
-    alphabet="0123456789",
-    seat=0,
-    max_guesses=10,
-    phase="guess",
-    to_act=[0],
-    guesses=[],
-    answers=[],
-)
+OBSERVATION = solve_observation(seat=0)
 
 
 def event(payload: GameStart | GameEnd | GuessMade) -> Event:

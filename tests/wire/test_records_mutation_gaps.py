@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from typer.testing import CliRunner
+from wire_samples import solve_observation
 
 from arena.cli.main import app
 from arena.games.registry import get_spec
@@ -23,7 +24,6 @@ from arena.transports.base import SeatFailure
 from arena.transports.inprocess import InProcessSeat
 from bots.base import Bot
 from protocol.codec import MAX_MESSAGE_BYTES, ProtocolError, decode, name_problem, read_frame
-from protocol.games.bulls_cows import BullsCowsObservation
 from protocol.messages import ErrorCode, Event, Request
 
 Line = dict[str, Any]
@@ -689,17 +689,7 @@ REQUEST = Request(
     seq=3,
     seat=1,
     deadline_ms=1000,
-    observation=BullsCowsObservation(
-        mode="solve",
-        digits=4,
-        alphabet="0123456789",
-        seat=1,
-        max_guesses=10,
-        phase="guess",
-        to_act=[1],
-        guesses=[],
-        answers=[],
-    ),
+    observation=solve_observation(seat=1),
 )
 
 

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+from wire_samples import solve_observation
 
 from arena.server.wire import parse_admin
 from arena.transports.mqtt_topics import owns_topic
@@ -24,7 +25,7 @@ from protocol.codec import (
     parse_message,
     read_message,
 )
-from protocol.games.bulls_cows import BullsCowsObservation, GuessMade
+from protocol.games.bulls_cows import GuessMade
 from protocol.messages import (
     Action,
     Bye,
@@ -38,17 +39,7 @@ from protocol.messages import (
 )
 from protocol.mqtt import parse_bot_topic
 
-OBSERVATION = BullsCowsObservation(
-    mode="solve",
-    digits=4,
-    alphabet="0123456789",
-    seat=1,
-    max_guesses=10,
-    phase="guess",
-    to_act=[1],
-    guesses=[],
-    answers=[],
-)
+OBSERVATION = solve_observation(seat=1)
 REQUEST = Request(match="m1", game="g1", seat=1, seq=7, deadline_ms=60_000, observation=OBSERVATION)
 MESSAGES = [
     Hello(name="g1", token="t", games=["bulls_cows"], resume="r", features=["bank_ms"]),
