@@ -105,6 +105,10 @@ class Table:
             return Error(code=ErrorCode.AUTH_FAILED, text="no such slot, or a wrong key")
         if slot in self.sinks:
             return Error(code=ErrorCode.NOT_EXPECTED, text=f"slot {slot} is already attached")
+        if slot in self.released:
+            # Its bot has left this table, maybe for another: an old key must not take over the
+            # bot's answers there.
+            return Error(code=ErrorCode.NOT_EXPECTED, text=f"slot {slot} has been released")
         pipe = SeatPipe(self, slot, link)
         self.bind(slot, pipe)
         return pipe
@@ -114,7 +118,7 @@ class Table:
         self.sinks[slot] = sink
         self._unattached.clear()
         binding = self.sessions[slot].binding
-        if binding is not None:
+        if binding is not None and (binding.table, binding.slot) == (self.id, slot):
             binding.sink = sink
 
     @property
