@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from net_helpers import raw_peer, running_server, wait_until, ws_url
+from wire_samples import solve_observation
 
 from arena.server import sessions
 from arena.server.auth import TokenStore, digest
@@ -21,7 +22,7 @@ from arena.server.lobby import Admitted, Lobby
 from arena.server.sessions import MQTT_TRANSPORT, FloodGuard, SessionState
 from arena.server.tables import Table
 from protocol.codec import MAX_MESSAGE_BYTES, encode
-from protocol.games.bulls_cows import BullsCowsObservation, GuessMade
+from protocol.games.bulls_cows import GuessMade
 from protocol.messages import Error, ErrorCode, Event, Hello, Request
 
 GAME = "bulls_cows"
@@ -75,17 +76,7 @@ def hello(name: str, **fields: Any) -> dict[str, Any]:
 
 
 def request(seq: int, seat: int = 0, bank_ms: int | None = None) -> str:
-    observation = BullsCowsObservation(
-        mode="solve",
-        digits=4,
-        alphabet="0123456789",
-        seat=seat,
-        max_guesses=10,
-        phase="guess",
-        to_act=[seat],
-        guesses=[],
-        answers=[],
-    )
+    observation = solve_observation(seat)
     return encode(
         Request(
             match="m1",
