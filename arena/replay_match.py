@@ -41,6 +41,9 @@ class MatchCheck:
     failed_games: list[str] = field(default_factory=list)
     """The ids of its games that failed their own checks (`arena.replay.GameCheck`): a match
     with a forged game is no match "ok", whatever its frame says."""
+    totals: dict[str, float] = field(default_factory=dict)
+    """Each player's score summed over the games the record finishes (its match line's order),
+    what a match cut short still shows; empty when the match's players could not be read."""
 
     @property
     def ok(self) -> bool:
@@ -124,7 +127,7 @@ def check_match(block: MatchLines) -> MatchCheck:
             f"the match announced {announced} games, the record holds {len(block.games)} "
             f"({finished} finished)"
         )
-    totals = dict.fromkeys(players, 0.0)
+    totals = check.totals = dict.fromkeys(players, 0.0)
     for index, game_lines in enumerate(block.games):
         header = game_lines[0]
         at = f"line {header['_line']}"

@@ -18,6 +18,7 @@ from arena.cli.common import (
     fresh_seed,
     interrupt_after_play,
     interrupt_exits,
+    lineup_tag,
     match_recorder,
     output_directory,
     print_json,
@@ -182,7 +183,7 @@ def match_cmd(
     record: Path | None = typer.Option(
         None,
         help="write JSONL game records into this directory (an earlier record of the same seed "
-        "is replaced, with a note)",
+        "and set-up, bots and configs included, is replaced, with a note)",
         readable=False,
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
@@ -231,7 +232,24 @@ def match_cmd(
     try:
         with (
             interrupt_exits(record),
-            match_recorder(record, "bulls-cows", seed_text, console) as recorder,
+            match_recorder(
+                record,
+                "bulls-cows",
+                seed_text,
+                console,
+                lineup=lineup_tag(
+                    (a_name, b_name),
+                    {
+                        "strategies": (a_strategy, b_strategy),
+                        "configs": (a_config, b_config),
+                        "games": games,
+                        "digits": digits,
+                        "alphabet": alphabet,
+                        "max_guesses": max_guesses,
+                        "deadline_ms": deadline_ms,
+                    },
+                ),
+            ) as recorder,
             seed_shown_at_end(seed_text, seed is None, console),
             progress(games, f"{a_name} vs {b_name}", transient=True) as advance,
         ):

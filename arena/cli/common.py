@@ -11,7 +11,7 @@ import signal
 import stat
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -141,35 +141,54 @@ def secret_seed(seed: str) -> bool:
     return _RAW_SEED.fullmatch(seed[:64]) is not None and (len(seed) == 64 or seed[64] == "/")
 
 
-def record_path(directory: Path, prefix: str, seed: str) -> Path:
-    """``DIRECTORY/PREFIX-SEED.jsonl`` for a seed of at most 48 file-name-safe characters
-    (letters, digits, ``_ . -``); any other seed is written file-name-safe, cut to 48
-    characters, and followed by ``+`` and 12 hex digits of its SHA-256. So ``a/b`` and ``a_b``,
-    or two long seeds that share their first 48 characters, never share a file, and a plain
-    seed keeps its readable name (``+`` is not a safe character, so no plain seed can look
-    like a hashed one).
+def lineup_tag(players: Sequence[str], setup: Mapping[str, Any]) -> str:
+    """The part of a match record's name that tells matches on one seed apart: the players'
+    names joined by ``-`` (file-name-safe, cut to 48 characters) and 8 hex digits of the
+    SHA-256 of everything else that makes the match (``setup``: the strategies, their configs'
+    contents, the rules, the games, the deadline). So an A/B comparison of two configs on one
+    seed keeps both records, an edited config makes a new one, and the same command again
+    names the same file (the same games). ``setup`` must not hold the seed: a secret seed
+    never reaches a file name, even hashed."""
+    described = json.dumps(
+        {"players": list(players), "setup": setup}, sort_keys=True, default=str, ensure_ascii=False
+    )
+    digest = hashlib.sha256(described.encode("utf-8")).hexdigest()[:8]
+    names = _UNSAFE.sub("_", "-".join(players))[:_SAFE_SEED_LENGTH]
+    return f"{names}-{digest}"
 
-    A secret seed (`secret_seed`: 64 hex digits, a fresh seed) is not written at all: the file
-    is ``PREFIX-c<12 hex>.jsonl``, the first 12 hex digits of the seed's commitment (those of
+
+def record_path(directory: Path, prefix: str, seed: str, lineup: str = "") -> Path:
+    """``DIRECTORY/PREFIX-SEED-LINEUP.jsonl`` (``LINEUP``: `lineup_tag`, left out when empty)
+    for a seed of at most 48 file-name-safe characters (letters, digits, ``_ . -``); any other
+    seed is written file-name-safe, cut to 48 characters, and followed by ``+`` and 12 hex
+    digits of its SHA-256. So ``a/b`` and ``a_b``, or two long seeds that share their first 48
+    characters, never share a file, and a plain seed keeps its readable name (``+`` is not a
+    safe character, so no plain seed can look like a hashed one).
+
+    A secret seed (`secret_seed`: 64 hex digits, a fresh seed) is not written at all: its part
+    of the name is ``c<12 hex>``, the first 12 hex digits of the seed's commitment (those of
     its match id), since the file can be seen while the match runs. A plain seed of that form
     (``c`` and 12 hex digits) takes the hashed name instead, so the two never share a file."""
+    suffix = f"-{lineup}.jsonl" if lineup else ".jsonl"
     if secret_seed(seed):
-        return directory / f"{prefix}-c{MatchSeed.from_text(seed).commitment()[:12]}.jsonl"
+        return directory / f"{prefix}-c{MatchSeed.from_text(seed).commitment()[:12]}{suffix}"
     if (
         _UNSAFE.search(seed) is None
         and 0 < len(seed) <= _SAFE_SEED_LENGTH
         and _COMMITMENT_NAME.fullmatch(seed) is None
     ):
-        return directory / f"{prefix}-{seed}.jsonl"
+        return directory / f"{prefix}-{seed}{suffix}"
     digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()[:12]
-    return directory / f"{prefix}-{_UNSAFE.sub('_', seed)[:_SAFE_SEED_LENGTH]}+{digest}.jsonl"
+    return directory / f"{prefix}-{_UNSAFE.sub('_', seed)[:_SAFE_SEED_LENGTH]}+{digest}{suffix}"
 
 
-def record_file(directory: Path, prefix: str, seed: str, option: str = "--record") -> Path:
+def record_file(
+    directory: Path, prefix: str, seed: str, *, lineup: str, option: str = "--record"
+) -> Path:
     """The record `record_path` names, checked before any game is played: its name taken by a
     directory (or anything else that is not a file) is a one-line error naming ``option``,
     rather than a traceback when the record is written."""
-    path = record_path(directory, prefix, seed)
+    path = record_path(directory, prefix, seed, lineup)
     try:
         found = path.lstat()
     except FileNotFoundError:
@@ -183,16 +202,20 @@ def record_file(directory: Path, prefix: str, seed: str, option: str = "--record
     return path
 
 
+_SAME_MATCH = "the record of an earlier match of the same set-up on the same seed"
+
+
 def replace_record(path: Path) -> None:
-    """Remove an earlier record at ``path`` (one is named after its seed alone, so an earlier
-    match on the same seed left it), saying so on stderr: a record is not replaced unseen.
+    """Remove an earlier record at ``path`` (one is named after its seed and set-up, so an
+    earlier match of the same set-up on the same seed left it), saying so on stderr: a record
+    is not replaced unseen.
     Raises `OSError` when it cannot be removed (a directory took its name)."""
     try:
         path.unlink()
     except FileNotFoundError:
         return
     console.print(
-        f"note: replaced {path}, the record of an earlier match on the same seed",
+        f"note: replaced {path}, {_SAME_MATCH}",
         markup=False,
         highlight=False,
         soft_wrap=True,
@@ -201,9 +224,16 @@ def replace_record(path: Path) -> None:
 
 @contextmanager
 def match_recorder(
-    directory: Path | None, prefix: str, seed: str, console: Console, *, first_game: str = "g0"
+    directory: Path | None,
+    prefix: str,
+    seed: str,
+    console: Console,
+    *,
+    lineup: str,
+    first_game: str = "g0",
 ) -> Iterator[JsonlRecorder | None]:
-    """A JSONL record ``DIRECTORY/PREFIX-SEED.jsonl`` for one match (`record_path`), or
+    """A JSONL record ``DIRECTORY/PREFIX-SEED-LINEUP.jsonl`` for one match (`record_path`,
+    ``lineup``: `lineup_tag`), or
     ``None`` without a directory. A name taken by a directory, or a file that cannot be made,
     is a one-line error before the first game.
 
@@ -216,7 +246,7 @@ def match_recorder(
     if directory is None:
         yield None
         return
-    path = record_file(directory, prefix, seed)
+    path = record_file(directory, prefix, seed, lineup=lineup)
     part = path.with_name(f".{path.name}.{os.getpid()}.part") if path.exists() else path
     try:
         recorder = JsonlRecorder(part)
@@ -260,7 +290,7 @@ def _settle_record(
         return
     recorder.path = target
     if earlier and target == path:
-        note = f"note: replaced {path}, the record of an earlier match on the same seed"
+        note = f"note: replaced {path}, {_SAME_MATCH}"
         console.print(note, markup=False, highlight=False, soft_wrap=True)
     elif earlier:
         note = f"note: kept the earlier record {path}; this match's games are in {target}"
@@ -518,7 +548,12 @@ def interrupt_exits(record: Path | None) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
-        kept = f"; the record in {record}/ holds the games played" if record is not None else ""
+        kept = (
+            f"; the record in {record}/ holds the games played, a match cut short (arena "
+            "verify checks them and reports the games missing; arena replay shows the score)"
+            if record is not None
+            else ""
+        )
         fail(f"interrupted{kept}", code=interrupted_exit())
 
 

@@ -22,6 +22,7 @@ from arena.cli.common import (
     fresh_seed,
     interrupt_after_play,
     interrupt_exits,
+    lineup_tag,
     match_recorder,
     output_console,
     output_directory,
@@ -221,7 +222,7 @@ def match_command(
         None,
         "--record",
         help="write the match as one JSONL record in this directory (an earlier record of "
-        "the same seed is replaced, with a note)",
+        "the same seed and set-up, bots and configs included, is replaced, with a note)",
         readable=False,
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
@@ -319,7 +320,21 @@ def _duel(
     try:
         with (
             interrupt_exits(record),
-            match_recorder(record, "liars-dice-duel", seed, err) as rec,
+            match_recorder(
+                record,
+                "liars-dice-duel",
+                seed,
+                err,
+                lineup=lineup_tag(
+                    (a, b),
+                    {
+                        "configs": (options_a, options_b),
+                        "rules": ruleset,
+                        "games": games,
+                        "deadline_ms": clock.deadline_ms,
+                    },
+                ),
+            ) as rec,
             seed_shown_at_end(seed, fresh, err),
             progress(games, escape(f"{a} vs {b}")) as advance,
         ):
@@ -352,13 +367,18 @@ def _duel(
         fail(str(exc))
     written = written_record(rec)
     with interrupt_after_play([written]):
-        _show_duel(report, a, b, games, seed, written, json_output)
+        _show_duel(report, (config_a, config_b), games, seed, written, json_output)
+
+
+def config_label(name: str, config: Path | None) -> str:
+    """How a bot reads in a result: ``bayes``, or ``bayes (my/bayes.toml)`` when it played a
+    config, so that an A/B comparison of configs says which side played which."""
+    return name if config is None else f"{name} ({config})"
 
 
 def _show_duel(
     report: MatchReport,
-    a: str,
-    b: str,
+    configs: tuple[Path | None, Path | None],
     games: int,
     seed: str,
     record: str | None,
@@ -366,11 +386,20 @@ def _show_duel(
 ) -> None:
     data = report.to_json()
     if json_output:
-        # The seed (a fresh one is shown on stderr too) and the record tie the figures to the
-        # games that gave them.
-        print_json({**data, "seed": seed, "record": record})
+        # The seed (a fresh one is shown on stderr too), the configs and the record tie the
+        # figures to the games that gave them.
+        print_json(
+            {
+                **data,
+                "config_a": None if configs[0] is None else str(configs[0]),
+                "config_b": None if configs[1] is None else str(configs[1]),
+                "seed": seed,
+                "record": record,
+            }
+        )
         return
     interval = report.interval()
+    a, b = config_label(data["a"], configs[0]), config_label(data["b"], configs[1])
     # A strategy against itself: which copy is which must still read plainly.
     a, b = (f"{a} (A)", f"{b} (B)") if a == b else (a, b)
     verdict = (
@@ -463,7 +492,21 @@ def _table(
     try:
         with (
             interrupt_exits(record),
-            match_recorder(record, "liars-dice-table", seed, err) as rec,
+            match_recorder(
+                record,
+                "liars-dice-table",
+                seed,
+                err,
+                lineup=lineup_tag(
+                    names,
+                    {
+                        "configs": configs,
+                        "rules": ruleset,
+                        "games": games,
+                        "deadline_ms": clock.deadline_ms,
+                    },
+                ),
+            ) as rec,
             seed_shown_at_end(seed, fresh, err),
             progress(games, label) as advance,
         ):

@@ -13,7 +13,16 @@ from rich.table import Table
 from arena.bench.liars_dice import FLOOR, Gain, Gauntlet, pool_gauntlets, run_gauntlet
 from arena.bench.liars_dice_charts import plot_trends
 from arena.cli.common import at_least, between, fail, output_directory, print_json, split_names
-from arena.cli.liars_dice import bot_config, err, ld_app, out, progress, seed_label, span
+from arena.cli.liars_dice import (
+    bot_config,
+    config_label,
+    err,
+    ld_app,
+    out,
+    progress,
+    seed_label,
+    span,
+)
 from arena.errors import ArenaError
 from arena.matches.liars_dice_series import OPENERS, Driver, Opener
 from bots.liars_dice import PERSONALITIES, ConfigError
@@ -153,12 +162,21 @@ def gauntlet(
         [_seed_summary(run, floor) for run in runs] for runs in results if len(seed_list) > 1
     ]
     if json_output:
-        extra = {"per_seed": per_seed[0]} if per_seed else {}
+        extra: dict[str, Any] = {"per_seed": per_seed[0]} if per_seed else {}
         if len(per_seed) > 1:
             extra["baseline_per_seed"] = per_seed[1]
+        extra["config"] = None if config is None else str(config)
+        if gain is not None:
+            extra["baseline_config"] = None if baseline_config is None else str(baseline_config)
         print_json(result.to_json(floor) | (gain.to_json() if gain is not None else {}) | extra)
     else:
-        _show_gauntlet(result, gain, seed_list, floor)
+        labels = (
+            config_label(bot, config),
+            None if baseline is None else config_label(baseline, baseline_config),
+        )
+        if labels[0] == labels[1]:
+            labels = (f"{labels[0]} (A)", f"{labels[1]} (B)")
+        _show_gauntlet(result, gain, seed_list, floor, labels)
         for k, one_seed in enumerate(seed_list if per_seed else []):
             text = f"seed {one_seed}: " + "; ".join(
                 f"{runs[k]['bot']} {_seed_line(runs[k], floor)}" for runs in per_seed
@@ -228,12 +246,21 @@ def _seed_line(summary: dict[str, Any], floor: float) -> str:
     )
 
 
-def _show_gauntlet(result: Gauntlet, gain: Gain | None, seeds: list[str], floor: float) -> None:
+def _show_gauntlet(
+    result: Gauntlet,
+    gain: Gain | None,
+    seeds: list[str],
+    floor: float,
+    labels: tuple[str, str | None],
+) -> None:
+    """The table and its summary; ``labels``: how the bot and the baseline read
+    (`config_label`)."""
+    bot_label, baseline_label = labels[0], labels[1] or ""
     # Seeds and names are the user's text: escaped, or rich would read '[/]' as markup.
     shown = ", ".join(seed_label(seed) for seed in seeds)
     table = Table(
         title=escape(
-            f"{result.bot}: {result.games} games against each personality "
+            f"{bot_label}: {result.games} games against each personality "
             f"(seed{'s' if len(seeds) > 1 else ''} {shown})"
             + ("" if result.opener == "alternate" else f", opener: {result.opener}")
         )
@@ -247,7 +274,7 @@ def _show_gauntlet(result: Gauntlet, gain: Gain | None, seeds: list[str], floor:
     table.add_column("win rate", justify="right")
     table.add_column("95% interval", justify="right")
     if gain is not None:
-        table.add_column(escape(gain.baseline.bot), justify="right")
+        table.add_column(escape(baseline_label), justify="right")
         table.add_column("gain", justify="right")
     for k, duel in enumerate(result.duels):
         style = "" if duel.win_rate >= floor else "bold red"
@@ -282,7 +309,7 @@ def _show_gauntlet(result: Gauntlet, gain: Gain | None, seeds: list[str], floor:
         interval = gain.interval()
         out.print(
             escape(
-                f"{gain.baseline.bot}: mean {gain.baseline.mean:.1%}; gain of {result.bot} "
+                f"{baseline_label}: mean {gain.baseline.mean:.1%}; gain of {bot_label} "
                 f"{100 * interval.estimate:+.2f} points, 95% interval "
                 f"[{100 * interval.low:+.2f}, {100 * interval.high:+.2f}] "
                 "(paired by game, clustered by game index)"

@@ -21,6 +21,7 @@ from arena.cli.common import (
     at_least,
     fail,
     fresh_seed,
+    lineup_tag,
     output_directory,
     print_json,
     record_file,
@@ -123,7 +124,7 @@ def play_command(
         None,
         "--record",
         help="write the finished games' record to this directory at the end (an earlier record "
-        "of the same seed is replaced, with a note)",
+        "of the same seed and set-up, bots and configs included, is replaced, with a note)",
         readable=False,
     ),
     json_output: bool = typer.Option(
@@ -142,7 +143,12 @@ def play_command(
     # Shown only at the end: the dice of every game follow from it.
     seed_text = fresh_seed(seed)
     # Checked now, written at the end: a name taken by a directory must not cost the session.
-    record_to = record_file(record, "liars-dice-play", seed_text) if record is not None else None
+    lineup = lineup_tag([name, *names], {"configs": configs, "rules": ruleset})
+    record_to = (
+        record_file(record, "liars-dice-play", seed_text, lineup=lineup)
+        if record is not None
+        else None
+    )
     stream = sys.stderr if json_output else sys.stdout
     console = _stream_console(stream)
     try:

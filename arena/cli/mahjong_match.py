@@ -6,6 +6,7 @@ import asyncio
 import math
 import tomllib
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from arena.cli.common import (
     fail,
     interrupt_after_play,
     interrupt_exits,
+    lineup_tag,
     match_recorder,
     output_console,
     output_directory,
@@ -214,6 +216,12 @@ def _rotate_configs(names: tuple[str, ...], entries: list[str]) -> tuple[Program
     return tuple(configs)
 
 
+def _lineup(spec: MatchSpec) -> str:
+    """The record name's `lineup_tag` of ``spec``: its programs, and all of it but the seed."""
+    programs = [spec.program_name(program) for program in range(len(spec.bots))]
+    return lineup_tag(programs, {"spec": str(replace(spec, seed=""))})
+
+
 def _configs(
     names: tuple[str, ...],
     layout: str,
@@ -314,7 +322,7 @@ def match_mahjong(
         None,
         "--record",
         help="write each match as one JSONL record in this directory (an earlier record of the "
-        "same seed is replaced, with a note)",
+        "same seed and set-up, bots and configs included, is replaced, with a note)",
         readable=False,
     ),
     deadline_ms: int | None = typer.Option(
@@ -366,7 +374,7 @@ def match_mahjong(
     if record is not None:
         # Every match's record name, before the first: not a series stopped at its second.
         for spec in specs:
-            record_file(record, "mahjong", spec.seed)
+            record_file(record, "mahjong", spec.seed, lineup=_lineup(spec))
     if server is not None:
         leak = claim_timing_note(rules, f"--ruleset {ruleset}")
         if leak is not None:
@@ -390,7 +398,9 @@ def match_mahjong(
                 progress.update(task, completed=base + done)
 
             bank = clock.new_bank()
-            with match_recorder(record, "mahjong", spec.seed, err, first_game="r0h0") as recorder:
+            with match_recorder(
+                record, "mahjong", spec.seed, err, lineup=_lineup(spec), first_game="r0h0"
+            ) as recorder:
                 if server is None:
                     played = asyncio.run(
                         play_match(spec, recorder=recorder, on_hand=advance, time_bank=bank)

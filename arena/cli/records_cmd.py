@@ -91,7 +91,10 @@ def replay(
     for match in report.matches:
         for problem in match.problems:
             _line(f"[bold red]mismatch in match {escape(match.match)}:[/] {escape(problem)}")
-    if game is not None:
+    if game is None:
+        for match in report.matches:
+            _line(f"{match.game_kind} match {escape(match.match)}: {_match_verdict(match)}")
+    else:
         piped = input_name(record) == STANDARD_INPUT_NAME
         whole = "`arena verify -` on the same record" if piped else f"`arena verify {record}`"
         _line(
@@ -108,6 +111,9 @@ def verify(
     json_output: bool = typer.Option(
         False, "--json", help="print one JSON object (docs/DEALING.md, 'arena verify --json')"
     ),
+    summary: bool = typer.Option(
+        False, "--summary", help="print only each match's line and the games that failed"
+    ),
 ) -> None:
     try:
         source = input_file(record, stdin=True)
@@ -121,6 +127,8 @@ def verify(
         print_json(verify_json(record, report))
     else:
         for c in report.games:
+            if summary and c.ok:
+                continue
             mark = "[green]ok[/]" if c.ok else "[bold red]FAILED[/]"
             _line(f"{c.game_kind} game {escape(c.game)}: {c.steps} decisions {mark}")
             for problem in c.problems:
@@ -152,8 +160,17 @@ def _match_verdict(match: MatchCheck) -> str:
         text += f", [bold red]{len(ids)} FAILED[/] ({escape(shown)})"
         if match.problems:
             text += "; [bold red]the match FAILED[/]"
-        return text
-    return text + (" [green]ok[/]" if match.ok else " [bold red]FAILED[/]")
+        return text + _totals(match)
+    return text + (" [green]ok[/]" if match.ok else " [bold red]FAILED[/]") + _totals(match)
+
+
+def _totals(match: MatchCheck) -> str:
+    """``; totals: bayes 3, random-guess 1``: each player's score over the games the record
+    finishes (a match cut short shows what it played); nothing when no game finished."""
+    if not match.totals or not match.games:
+        return ""
+    shown = ", ".join(f"{name} {score:g}" for name, score in match.totals.items())
+    return f"; totals: {escape(shown)}"
 
 
 def verify_json(record: Path, report: RecordCheck) -> dict[str, Any]:
@@ -176,6 +193,7 @@ def verify_json(record: Path, report: RecordCheck) -> dict[str, Any]:
             "ok": m.ok,
             "games": m.games,
             "failed_games": m.failed_games,
+            "totals": m.totals,
             "problems": m.problems,
         }
 

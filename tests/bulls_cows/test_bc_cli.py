@@ -100,7 +100,9 @@ def test_match_without_seed_draws_a_fresh_one_and_prints_it_first(tmp_path: Path
     # A secret seed names its record by its commitment, never by itself; the path is printed.
     (record,) = tmp_path.glob("*.jsonl")
     commitment = MatchSeed.from_hex(seed).commitment()
-    assert record.name == f"bulls-cows-c{commitment[:12]}.jsonl"
+    assert re.fullmatch(
+        rf"bulls-cows-c{commitment[:12]}-frequency-random-[0-9a-f]{{8}}\.jsonl", record.name
+    )
     assert f"record: {record}" in first.stderr.replace("\n", "")
     # The seed printed replays the match; a given seed is not printed.
     again = runner.invoke(app, [*args, "--seed", seed])
@@ -116,7 +118,7 @@ def test_match_record_is_named_after_a_plain_seed_and_replaced_on_a_rerun(tmp_pa
         result = runner.invoke(app, args)
         assert result.exit_code == 0, result.output
     (record,) = tmp_path.glob("*.jsonl")
-    assert record.name == "bulls-cows-7.jsonl"
+    assert re.fullmatch(r"bulls-cows-7-optimal-optimal-[0-9a-f]{8}\.jsonl", record.name)
     lines = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
     assert sum(line["type"] == "header" for line in lines) == 3  # the rerun replaced it
     assert "optimal#1" in result.stdout and "optimal#2" in result.stdout

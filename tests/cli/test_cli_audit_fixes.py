@@ -38,6 +38,15 @@ MATCHES = {
 }
 
 
+def record_name(args: list[str], scratch: Path, typed: str | None = None) -> str:
+    """The name the record of ``args`` takes (it depends on the bots and their set-up), learnt
+    by playing it once into ``scratch``."""
+    played = runner.invoke(app, [*args, "--record", str(scratch)], input=typed)
+    assert played.exit_code == 0, played.output
+    (written,) = scratch.glob("*.jsonl")
+    return written.name
+
+
 def one_error(result: Any) -> str:
     """The single `error:` line of a refused command (exit 2), with nothing else said."""
     assert result.exit_code == 2, result.output
@@ -55,23 +64,23 @@ def test_a_record_name_taken_by_a_directory_is_refused_before_the_match(
     tmp_path: Path, kind: str
 ) -> None:
     args, prefix = MATCHES[kind]
-    taken = tmp_path / f"{prefix}-s.jsonl"
-    taken.mkdir()
-    result = runner.invoke(
-        app, [*args, "--games", "2", "--seed", "s", "--record", str(tmp_path), "--json"]
-    )
+    args = [*args, "--games", "2", "--seed", "s"]
+    taken = tmp_path / "records" / record_name(args, tmp_path / "scratch")
+    assert taken.name.startswith(f"{prefix}-s-")
+    taken.mkdir(parents=True)
+    result = runner.invoke(app, [*args, "--record", str(taken.parent), "--json"])
     line = one_error(result)
     assert line == (
-        f"error: --record {tmp_path}: {taken} is a directory, so the record cannot be written"
+        f"error: --record {taken.parent}: {taken} is a directory, so the record cannot be written"
     )
     assert result.stdout == ""  # --json: no object, not half of one
-    assert [path.name for path in tmp_path.iterdir()] == [taken.name]
+    assert [path.name for path in taken.parent.iterdir()] == [taken.name]
 
 
 def test_play_checks_the_record_name_before_the_first_game(tmp_path: Path) -> None:
-    taken = tmp_path / "liars-dice-play-s.jsonl"
-    taken.mkdir()
-    result = runner.invoke(app, [*PLAY, "--record", str(tmp_path)], input=TYPED)
+    taken = tmp_path / "records" / record_name(PLAY, tmp_path / "scratch", TYPED)
+    taken.mkdir(parents=True)
+    result = runner.invoke(app, [*PLAY, "--record", str(taken.parent)], input=TYPED)
     line = one_error(result)  # no game was dealt: nothing of a session to lose
     assert line.endswith(f"{taken} is a directory, so the record cannot be written")
 
@@ -86,6 +95,7 @@ def test_play_keeps_the_session_when_its_record_cannot_be_written_at_the_end(
     spare = tmp_path / "tmp"
     spare.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(spare))
+    name = record_name(PLAY, tmp_path / "scratch", TYPED)
     play_session = liars_dice_play.play_session
 
     async def then_the_directory_goes(*args: Any, **kwargs: Any) -> Any:
@@ -101,7 +111,7 @@ def test_play_keeps_the_session_when_its_record_cannot_be_written_at_the_end(
     (kept,) = spare.glob("liars-dice-play-s-*.jsonl")
     last = result.stderr.strip().splitlines()[-1]
     assert last == (
-        f"error: --record {directory}: cannot write {directory / 'liars-dice-play-s.jsonl'}: "
+        f"error: --record {directory}: cannot write {directory / name}: "
         f"{directory} is a file; the session's record is kept in {kept} instead "
         f"(arena verify {kept})"
     )
@@ -120,13 +130,16 @@ def test_replacing_a_record_says_so(tmp_path: Path, kind: str) -> None:
     assert "note: replaced" not in first.stderr
     again = runner.invoke(app, command)
     assert again.exit_code == 0, again.output
-    path = tmp_path / f"{prefix}-s.jsonl"
-    assert f"note: replaced {path}, the record of an earlier match on the same seed" in again.stderr
+    (path,) = tmp_path.glob(f"{prefix}-s-*.jsonl")
+    assert (
+        f"note: replaced {path}, the record of an earlier match of the same set-up on the same "
+        "seed" in again.stderr
+    )
     assert "note:" not in again.stdout
 
 
 def test_play_says_when_it_replaces_a_record(tmp_path: Path) -> None:
-    earlier = tmp_path / "liars-dice-play-s.jsonl"
+    earlier = tmp_path / record_name(PLAY, tmp_path / "scratch", TYPED)
     earlier.write_text("{}\n", encoding="utf-8")
     result = runner.invoke(app, [*PLAY, "--record", str(tmp_path)], input=TYPED)
     assert result.exit_code == 0, result.output

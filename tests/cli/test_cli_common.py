@@ -158,10 +158,10 @@ def test_a_match_that_wrote_nothing_leaves_no_record_and_names_none(tmp_path: Pa
 
     said = io.StringIO()
     console = Console(file=said, width=200)
-    with match_recorder(tmp_path, "liars-dice-duel", "s", console) as recorder:
+    with match_recorder(tmp_path, "liars-dice-duel", "s", console, lineup="") as recorder:
         assert recorder is not None
     assert list(tmp_path.iterdir()) == [] and said.getvalue() == ""
-    with match_recorder(tmp_path, "liars-dice-duel", "s", console) as recorder:
+    with match_recorder(tmp_path, "liars-dice-duel", "s", console, lineup="") as recorder:
         assert recorder is not None
         recorder.write({"type": "header"})
     (written,) = tmp_path.iterdir()

@@ -34,7 +34,8 @@ def record(tmp_path: Path) -> Path:
     args = ["match", "bulls-cows", "--a", "random", "--b", "random", "--games", "2", "--seed", "s"]
     played = runner.invoke(app, [*args, "--record", str(tmp_path)])
     assert played.exit_code == 0, played.output
-    return tmp_path / "bulls-cows-s.jsonl"
+    (written,) = tmp_path.glob("bulls-cows-s-*.jsonl")
+    return written
 
 
 # -- L7: records that are no regular file -----------------------------------------------------

@@ -46,7 +46,7 @@ def test_an_interrupted_match_is_kept_beside_the_earlier_record(tmp_path: Path) 
     earlier.write_text('{"type": "match"}\n', encoding="utf-8")
     shown = Console(file=open(tmp_path / "shown.txt", "w"), width=300)  # noqa: SIM115
     try:
-        with match_recorder(tmp_path, "bulls-cows", "x", shown) as recorder:
+        with match_recorder(tmp_path, "bulls-cows", "x", shown, lineup="") as recorder:
             assert recorder is not None
             recorder.write({"type": "header"})
             raise KeyboardInterrupt
@@ -66,7 +66,9 @@ def test_an_interrupted_match_is_kept_beside_the_earlier_record(tmp_path: Path) 
 def test_a_finished_match_replaces_the_earlier_record(tmp_path: Path) -> None:
     earlier = tmp_path / "bulls-cows-x.jsonl"
     earlier.write_text('{"type": "match"}\n', encoding="utf-8")
-    with match_recorder(tmp_path, "bulls-cows", "x", Console(file=open("/dev/null", "w"))) as rec:
+    with match_recorder(
+        tmp_path, "bulls-cows", "x", Console(file=open("/dev/null", "w")), lineup=""
+    ) as rec:
         assert rec is not None
         rec.write({"type": "header"})
     assert json.loads(earlier.read_text(encoding="utf-8")) == {"type": "header"}

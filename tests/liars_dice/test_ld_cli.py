@@ -316,7 +316,8 @@ def test_records_of_seeds_that_look_alike_do_not_overwrite_each_other(tmp_path: 
         assert result.exit_code == 0, result.output
     names = sorted(path.name for path in tmp_path.glob("*.jsonl"))
     assert len(names) == 5
-    assert "liars-dice-duel-a_b.jsonl" in names and "liars-dice-duel-plain-1.jsonl" in names
+    assert [name for name in names if name.startswith("liars-dice-duel-a_b-probability-type9-")]
+    assert [name for name in names if name.startswith("liars-dice-duel-plain-1-probability-")]
 
 
 # -- the default seed is fresh, never a public text ---------------------------------------------
@@ -347,7 +348,8 @@ def test_without_seed_a_match_draws_a_fresh_one_and_prints_it_first(
     # the seed printed replays the match.
     (record,) = (tmp_path / "a").glob("*.jsonl")
     commitment = MatchSeed.from_hex(seed).commitment()
-    assert record.name.endswith(f"-c{commitment[:12]}.jsonl") and seed[:12] not in record.name
+    assert f"-c{commitment[:12]}-probability-type9-" in record.name
+    assert seed[:12] not in record.name
     assert json.loads(record.read_text().splitlines()[0])["seed_commitment"] == commitment
     again = runner.invoke(app, [*args, "--seed", seed])
     assert "seed: " not in again.stderr  # a given seed is not printed again
