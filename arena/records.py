@@ -151,6 +151,10 @@ def _parse(text: str) -> Any:
     return value
 
 
+_SQLITE_HEADER = b"SQLite format 3\x00"
+"""How every SQLite database file begins: a league's results file given where a record goes."""
+
+
 def read_lines(path: Path, name: str | None = None) -> list[dict[str, Any]]:
     """Every non-blank line of a record, each with its line number under ``_line``; a line that
     is not a JSON object with a string ``type`` is an error naming the file (``name``, else the
@@ -161,6 +165,12 @@ def read_lines(path: Path, name: str | None = None) -> list[dict[str, Any]]:
         with path.open(encoding="utf-8") as handle:
             texts = list(handle)
     except UnicodeDecodeError as exc:
+        if bytes(exc.object[: len(_SQLITE_HEADER)]) == _SQLITE_HEADER:
+            raise RecordError(
+                f"{shown}: a results file (SQLite), not a game record: a league's standings are "
+                "shown by `arena league LEAGUE.toml --show --db FILE`, and its game records are "
+                "the JSONL files written with `--records DIR`"
+            ) from None
         raise RecordError(f"{shown}: not a text record (not UTF-8: {exc.reason})") from None
     except OSError as exc:
         raise RecordError(f"{shown}: cannot read: {exc.strerror}") from None

@@ -93,8 +93,11 @@ def _available(game: str) -> list[str]:
 @app.command("list")
 def list_bots(game: str | None = typer.Option(None, help="only this game")) -> None:
     """Print every bot strategy, per game."""
+    spelled = {wire: name for name, wire in ALIASES.items() if "-" in name}
     for name in [game_name(game)] if game else sorted(BOT_MODULES):
-        typer.echo(f"{name}: {', '.join(_available(name)) or '(none yet)'}")
+        # As `arena` spells the game (liars-dice), the wire name beside it when they differ.
+        shown = f"{spelled[name]} ({name})" if name in spelled else name
+        typer.echo(f"{shown}: {', '.join(_available(name)) or '(none yet)'}")
 
 
 def build_bots(

@@ -19,6 +19,7 @@ result.
 
 from __future__ import annotations
 
+import difflib
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
@@ -147,7 +148,13 @@ class GreedyBot(Bot):
         options = dict(config or {})
         think_ms = options.pop("think_ms", 0)
         if options:
-            raise ValueError(f"the greedy mahjong bot takes only think_ms, got {sorted(options)}")
+            unknown = sorted(options)
+            close = difflib.get_close_matches(unknown[0], ["think_ms"], n=1)
+            hint = " (did you mean 'think_ms'?)" if close else ""
+            raise ValueError(
+                f"the greedy mahjong bot takes one setting, think_ms (beside a config file's "
+                f"strategy key), got {unknown}{hint}"
+            )
         if (
             isinstance(think_ms, bool)
             or not isinstance(think_ms, int | float)

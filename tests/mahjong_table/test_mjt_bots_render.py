@@ -174,3 +174,10 @@ def test_greedy_think_ms_is_checked() -> None:
     for bad in ({"think_ms": -1}, {"think_ms": "3"}, {"think_ms": True}, {"depth": 2}):
         with pytest.raises(ValueError):
             GreedyBot("g", bad)
+
+
+def test_a_mistyped_greedy_setting_is_named_with_the_one_it_resembles() -> None:
+    with pytest.raises(ValueError, match=r"got \['think'\] \(did you mean 'think_ms'\?\)"):
+        GreedyBot("g", {"think": 3})
+    with pytest.raises(ValueError, match=r"takes one setting, think_ms .*got \['colour'\]$"):
+        GreedyBot("g", {"colour": "red"})

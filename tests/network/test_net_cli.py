@@ -321,7 +321,8 @@ def test_bots_run_refuses_an_unreadable_config_in_one_line(tmp_path: Path) -> No
 def test_bots_takes_a_game_as_arena_spells_it(typed: str, wire: str, strategy: str) -> None:
     listed = CliRunner().invoke(bots_cli.app, ["list", "--game", typed])
     assert listed.exit_code == 0, listed.output
-    assert listed.output.startswith(f"{wire}: ") and strategy in listed.output
+    spelled = wire.replace("_", "-")
+    assert listed.output.startswith(f"{spelled} ({wire}): ") and strategy in listed.output
     assert list(bots_cli.build_bots(strategy, typed, {}, "r")) == [wire]
     # A strategy the game lacks is named as such, not as an unknown game.
     shown = CliRunner().invoke(
