@@ -51,7 +51,7 @@ from arena.referee import TimeControl
 from arena.transports.inprocess import InProcessSeat
 from bots.liars_dice import PERSONALITIES, ConfigError, ModelError, load_model
 from bots.liars_dice.bayes import raise_failed_save
-from bots.registry import BotConfigError, UnknownBotError, config_for, make_bot
+from bots.registry import BotConfigError, UnknownBotError, config_for, make_bot, read_config
 
 DEADLINE_MS = 5000
 """A match's time per decision: the in-process strategies answer in microseconds."""
@@ -188,8 +188,12 @@ MATCH_HELP = (
 
 
 def match_command(
-    a: str | None = typer.Option(None, "--a", help="first bot of a duel"),
-    b: str | None = typer.Option(None, "--b", help="second bot of a duel"),
+    a: str | None = typer.Option(
+        None, "--a", help="first bot of a duel: a strategy, or a config file naming its strategy"
+    ),
+    b: str | None = typer.Option(
+        None, "--b", help="second bot of a duel: a strategy, or a config file naming its strategy"
+    ),
     bots: str | None = typer.Option(
         None, "--bots", help="a table instead: two to five bots, comma-separated"
     ),
@@ -274,6 +278,9 @@ def match_command(
         fail("name the two bots of a duel with --a and --b, or a table with --bots")
     if config:
         fail("--config BOT=FILE is for tables (--bots); a duel takes --config-a/--config-b")
+    if server is None:
+        a, config_a = _strategy_of(a, config_a, "--a", "--config-a")
+        b, config_b = _strategy_of(b, config_b, "--b", "--config-b")
     _duel(
         a,
         b,
@@ -288,6 +295,28 @@ def match_command(
         server,
         clock,
     )
+
+
+def _strategy_of(
+    given: str, config: Path | None, option: str, config_option: str
+) -> tuple[str, Path | None]:
+    """The strategy and config of ``--a``/``--b``: a strategy name with its ``--config-a``, or a
+    config file (``.toml``) whose ``strategy`` key names the strategy, as `arena match
+    bulls-cows --a FILE` takes one."""
+    if Path(given).suffix != ".toml":
+        return given, config
+    if config is not None:
+        fail(f"{option} {given} is a config already; leave out {config_option} {config}")
+    try:
+        named, _ = read_config(Path(given))
+    except BotConfigError as exc:
+        fail(f"{option}: {exc}")
+    if named is None:
+        fail(
+            f'{option} {given}: a config given as the bot needs strategy = "<bot>" in it '
+            f"(or name the strategy with {option} and the file with {config_option})"
+        )
+    return named, Path(given)
 
 
 def _duel(

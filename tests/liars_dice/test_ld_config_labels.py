@@ -40,3 +40,19 @@ def test_a_gauntlet_names_the_configs_of_the_bot_and_its_baseline() -> None:
     assert (data["config"], data["baseline_config"]) == (None, ODDS)
     same = " ".join(_run([*GAUNTLET, "--config", ODDS, "--baseline-config", ODDS]).split())
     assert f"gain of bayes ({ODDS}) (A) " in same
+
+
+def test_a_duel_takes_a_config_file_as_the_bot_as_1a2b_does(tmp_path: Path) -> None:
+    named = tmp_path / "mine.toml"
+    named.write_text('strategy = "bayes"\nguess = "odds"\n', encoding="utf-8")
+    args = ["match", "liars-dice", "--b", "random-guess", "--games", "4", "--seed", "1"]
+    as_bot = json.loads(_run([*args, "--a", str(named), "--json"]))
+    with_option = json.loads(_run([*args, "--a", "bayes", "--config-a", str(named), "--json"]))
+    assert as_bot["config_a"] == str(named) and as_bot["a"] == "bayes"
+    assert {**as_bot, "seconds": 0} == {**with_option, "seconds": 0}  # the same games
+    bare = tmp_path / "bare.toml"
+    bare.write_text('guess = "odds"\n', encoding="utf-8")
+    refused = runner.invoke(app, [*args, "--a", str(bare)])
+    assert refused.exit_code == 2 and 'needs strategy = "<bot>"' in refused.output
+    twice = runner.invoke(app, [*args, "--a", str(named), "--config-a", str(bare)])
+    assert twice.exit_code == 2 and "is a config already" in twice.output
