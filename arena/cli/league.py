@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich import box
@@ -17,10 +18,21 @@ from arena.cli.common import (
     print_json,
     progress_bar,
 )
+from arena.cli.league_others import (
+    DEFAULT_DB,
+    LeagueCommand,
+    is_directory,
+    note_other_leagues,
+    nothing_to_show,
+    print_league_list,
+)
 from arena.cli.mahjong_match import claim_timing_note
 from arena.cli.serve import server_url
 from arena.errors import ArenaError
-from arena.leagues.config import LeagueConfig, load_league
+from arena.leagues.config import (
+    LeagueConfig,
+    load_league,
+)
 from arena.leagues.in_play import league_player
 from arena.leagues.outcomes import MatchOutcome
 from arena.leagues.play import plan_matches
@@ -30,12 +42,12 @@ from arena.leagues.runner import (
     run_league,
 )
 from arena.leagues.standings import MatchLine, Standing, match_lines, standings
+from arena.matches.seating import HANDS_PER_ROUND
+from arena.matches.stats import Interval
 from arena.store import ReadOnlyStoreError, ResultStore
 
 out = output_console()
 err = output_console(stderr=True)
-
-DEFAULT_DB = Path("records/league.sqlite")
 
 LEAGUE_HELP = (
     "Play every pairing of the bots in a league config (configs/leagues/NAME.toml) in "
@@ -54,16 +66,30 @@ def _value(game: str, value: float) -> str:
     return f"{value:+,.0f}" if game == "mahjong" else f"{value:.1%}"
 
 
-def _show_standings(game: str, table_rows: list[Standing], title: str) -> None:
+def _defined(ci: Interval) -> bool:
+    return math.isfinite(ci.low) and math.isfinite(ci.high)
+
+
+UNDEFINED = "[—, —]"
+"""An interval that is not defined (a mahjong figure over one round), in both tables."""
+
+
+def _show_standings(game: str, table_rows: list[Standing], title: str) -> list[Interval]:
+    """Print the standings; return the intervals shown as `UNDEFINED`."""
     out.print(title)
     table = Table(box=box.SIMPLE_HEAD)
     for column in ("#", "bot", "games", _figure(game), "95% CI", "matches won"):
         table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
+    undefined = []
     for rank, row in enumerate(table_rows, 1):
         ci = row.per_game
-        interval = (
-            f"[{_value(game, ci.low)}, {_value(game, ci.high)}]" if row.games else "no games yet"
-        )
+        if not row.games:
+            interval = "no games yet"
+        elif _defined(ci):
+            interval = f"[{_value(game, ci.low)}, {_value(game, ci.high)}]"
+        else:
+            interval = UNDEFINED
+            undefined.append(ci)
         table.add_row(
             str(rank),
             row.bot,
@@ -73,6 +99,7 @@ def _show_standings(game: str, table_rows: list[Standing], title: str) -> None:
             f"{row.match_points:g}/{row.matches}",
         )
     out.print(table)
+    return undefined
 
 
 def _match_figure(game: str, lines: list[MatchLine]) -> str:
@@ -84,7 +111,8 @@ def _match_figure(game: str, lines: list[MatchLine]) -> str:
     return "total points per bot" if game == "mahjong" else "total score per bot"
 
 
-def _show_matches(game: str, outcomes: list[MatchOutcome]) -> None:
+def _show_matches(game: str, outcomes: list[MatchOutcome]) -> list[Interval]:
+    """Print the match table; return the intervals shown as `UNDEFINED`."""
     lines = match_lines(game, outcomes)
     table = Table(box=box.SIMPLE_HEAD)
     for column in ("match", "games", _match_figure(game, lines), "won by"):
@@ -92,10 +120,15 @@ def _show_matches(game: str, outcomes: list[MatchOutcome]) -> None:
         names = column in ("match", "won by")
         table.add_column(column, justify="left" if names else "right", no_wrap=not names)
     number = "{:+,.0f}" if game == "mahjong" else "{:+.3f}"
+    undefined = []
     for line in lines:
         diff = line.difference
         if diff is None:
             shown = ", ".join(f"{bot} {_value(game, s)}" for bot, s in line.totals.items())
+        elif not _defined(diff):
+            # As in the standings: an interval over one round is no interval, not ±infinity.
+            shown = f"{number.format(diff.estimate)} {UNDEFINED}"
+            undefined.append(diff)
         else:
             shown = (
                 f"{number.format(diff.estimate)} "
@@ -107,6 +140,17 @@ def _show_matches(game: str, outcomes: list[MatchOutcome]) -> None:
     if any(line.no_spread for line in lines):
         # Without the note an interval from identical games reads as a measured one.
         out.print(f"{NO_SPREAD_MARK} {_no_spread_note(game)}")
+    return undefined
+
+
+def _undefined_note(undefined: list[Interval]) -> str:
+    """Why an interval is shown as `UNDEFINED`, worded as `arena match mahjong` says it: a
+    mahjong interval is over rounds, and one round gives none."""
+    rounds = min(ci.n for ci in undefined)
+    return (
+        f"{UNDEFINED} not defined over {rounds} round{'s' if rounds != 1 else ''} (it needs "
+        f"two): a round is {HANDS_PER_ROUND} hands, the four seatings of one wall"
+    )
 
 
 NO_SPREAD_MARK = "*"
@@ -162,6 +206,7 @@ def _to_json(config: LeagueConfig, run: LeagueRun, db: Path) -> dict[str, object
         "matches_resumed": run.resumed,
         "matches_played": run.played,
         "seconds": round(run.seconds, 3),
+        "bots": _bots_json(config),
         "standings": [row.to_json() for row in table],
         "matches": [
             line.to_json() | {"summary": outcome.summary, "seconds": round(outcome.seconds, 3)}
@@ -170,9 +215,39 @@ def _to_json(config: LeagueConfig, run: LeagueRun, db: Path) -> dict[str, object
     }
 
 
+def _bots_json(config: LeagueConfig) -> dict[str, dict[str, Any]]:
+    """Per bot: its strategy, its config file (`None`: built in) and its inline options."""
+    found = {}
+    for entry in config.bots:
+        strategy, _options = config.contents.bots[entry.name]
+        found[entry.name] = {
+            "strategy": strategy,
+            "config": None if entry.config is None else str(entry.config),
+            "options": entry.options,
+        }
+    return found
+
+
+def _show_bot_configs(config: LeagueConfig) -> None:
+    """Which config each bot played, for the bots that are not a built-in strategy of their
+    own name with its defaults: a name alone does not say it."""
+    for entry in config.bots:
+        strategy, _options = config.contents.bots[entry.name]
+        if entry.config is None and not entry.options and strategy == entry.name:
+            continue
+        parts = [f"config {entry.config}" if entry.config is not None else "built-in"]
+        if entry.options:
+            shown = ", ".join(f"{key} = {value!r}" for key, value in entry.options.items())
+            parts.append(f"options {{{shown}}}")
+        out.print(f"{entry.name}: {strategy}, {' and '.join(parts)}", markup=False, soft_wrap=True)
+
+
 def league(
-    config_file: Path = typer.Argument(
-        ..., help="league config (TOML), e.g. configs/leagues/…", readable=False
+    config_file: Path | None = typer.Argument(
+        None,
+        help="league config (TOML), e.g. configs/leagues/…; with --list, only its leagues",
+        readable=False,
+        show_default=False,
     ),
     db: Path = typer.Option(
         DEFAULT_DB, "--db", help="SQLite results file (created if absent)", readable=False
@@ -199,17 +274,34 @@ def league(
         help="write each match's JSONL game records into this directory",
         readable=False,
     ),
-    restart: bool = typer.Option(False, "--restart", help="forget this league's stored matches"),
+    restart: bool = typer.Option(
+        False,
+        "--restart",
+        help="play every match of this league again; each stored match is replaced once its "
+        "new result is stored",
+    ),
     show: bool = typer.Option(
         False,
         "--show",
         help="print the stored standings, play nothing (leaves the results file unchanged)",
     ),
+    list_leagues: bool = typer.Option(
+        False,
+        "--list",
+        help="list the leagues the results file (--db) holds, play nothing",
+    ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
+    if list_leagues:
+        if show or restart:
+            fail(f"--list lists the leagues and plays nothing: give it without {_flag(show)}")
+        print_league_list(config_file, db, json_output, games=games, seed=seed)
+        return
+    if config_file is None:
+        fail("give a league config file (configs/leagues/…), or --list to see what --db holds")
     if show and restart:
         fail("--show prints the stored standings and --restart forgets them: give one, not both")
-    if _is_directory(db):
+    if is_directory(db):
         fail(f"--db {db} is a directory; give the results file (e.g. {db / 'league.sqlite'})")
     try:
         config = load_league(
@@ -217,10 +309,27 @@ def league(
         )
     except ArenaError as exc:
         fail(str(exc))
+    again = LeagueCommand(
+        config_file=config_file,
+        db=db,
+        jobs=jobs,
+        games=games,
+        seed=seed,
+        server=server,
+        records=records,
+    )
     if config.server is not None and config.game == "mahjong" and not show:
         leak = claim_timing_note(config.mahjong_rules(), f"ruleset {config.ruleset!r}")
         if leak is not None:
             err.print(f"[yellow]note:[/] {leak}")
+    if config.game == "mahjong" and not show and config.games_per_match % HANDS_PER_ROUND:
+        # As `arena match mahjong` warns: a partial round deals some starting hands to one
+        # program only, and a match shorter than two rounds has no interval.
+        err.print(
+            f"[yellow]note:[/] {config.games_per_match} hands is not a multiple of "
+            f"{HANDS_PER_ROUND}: the last round of every match is partial, so not every player "
+            "receives every starting hand"
+        )
     if show and not db.is_file():
         # --show reads: it must not leave an empty results file (or its directory) behind.
         fail(f"no results file {db}: run the league without --show first (or give --db)")
@@ -232,6 +341,7 @@ def league(
         # --show writes nothing, so a read-only file works and another program's file is kept.
         with ResultStore(db, read_only=show) as store:
             if not show:
+                note_other_leagues(config, store, again)
                 try:
                     run = _play(config, store, restart=restart, quiet=json_output)
                 except LeagueIncompleteError as exc:
@@ -242,7 +352,7 @@ def league(
                     config.name, config.fingerprint(), aliases=config.fingerprint_aliases()
                 )
                 if stored is None:
-                    fail(f"league {config.name!r} with this config has no results in {db}")
+                    fail(nothing_to_show(config, store, again))
                 run = LeagueRun(
                     config, stored, plan_matches(config), store.matches(stored), 0, 0, 0.0
                 )
@@ -251,6 +361,11 @@ def league(
     except ArenaError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
+        # The command that resumes, above the error line (which scripts may match): without
+        # the overrides that made the league, the same config file is another league.
+        if not show:
+            what = "to play every match again" if restart else "to resume"
+            err.print(f"{what}: {again.line(restart=restart)}", markup=False, soft_wrap=True)
         fail(f"interrupted: finished matches are stored in {db}; run again to resume", code=130)
     player = league_player(db, run.league.id) if show else None
     if player is not None:
@@ -267,11 +382,8 @@ def league(
         fail(str(incomplete))
 
 
-def _is_directory(path: Path) -> bool:
-    try:
-        return path.is_dir()
-    except OSError:
-        return False  # not to be looked at: the results file's own error says why
+def _flag(show: bool) -> str:
+    return "--show" if show else "--restart"
 
 
 def _read_only(config: LeagueConfig, db: Path, exc: ReadOnlyStoreError) -> str:
@@ -304,8 +416,12 @@ def _report(config: LeagueConfig, run: LeagueRun, db: Path) -> None:
         f"league {config.name!r} ({config.game}, {config.games_per_match} games a match, "
         f"{_seed_text(config, run)}): {len(run.outcomes)}/{len(run.plans)} matches"
     )
-    _show_standings(config.game, standings(config.game, run.outcomes, config.bot_names), title)
-    _show_matches(config.game, run.outcomes)
+    table = standings(config.game, run.outcomes, config.bot_names)
+    undefined = _show_standings(config.game, table, title)
+    _show_bot_configs(config)
+    undefined += _show_matches(config.game, run.outcomes)
+    if undefined:
+        out.print(_undefined_note(undefined), markup=False)
     note = "" if run.complete else " — incomplete: run again to play the rest"
     out.print(f"results: {db} (league id {run.league.id}){note}")
 

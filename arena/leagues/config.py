@@ -33,9 +33,10 @@ from pydantic import (
 )
 
 from arena.errors import ArenaError
+from arena.leagues.config_problems import ConfigShapes, validation_problems
 from arena.matches.bot_seeds import UNSEEDED
 from arena.referee import DEFAULT_DEADLINE_MS
-from bots.registry import BotConfigError, make_bot, read_config
+from bots.registry import BotConfigError, UnknownBotError, make_bot, read_config
 from bots.registry import bot_names as known_strategies
 from protocol.messages import is_bot_name
 
@@ -234,7 +235,7 @@ class LeagueConfig(BaseModel):
     def secret_seed(self) -> bool:
         """Whether the league seed is a raw secret (64 hex digits), as a league on a server must
         have: then it is never shown before the league is over, and no match seed reveals it."""
-        return _SECRET_SEED.fullmatch(self.league_seed) is not None
+        return is_secret_seed(self.league_seed)
 
     def match_seed(self, bots: Sequence[str]) -> str:
         """The seed of the match of ``bots``: ``<league seed>/<A> vs <B>`` for a text seed (public
@@ -490,7 +491,8 @@ def _bot_error(game: str, entry: LeagueBot, where: str, error: Exception) -> str
     """The message for a bot `make_bot` refused, naming the file the bad key is in: the bot's
     own config file when its keys alone (those the league overrides inline left out) are refused
     for the same reason — and the strategy builds bare, unless the file named it — else the
-    league file."""
+    league file. An unknown strategy that is only the bot's name (no ``bot``, and no
+    ``strategy`` key in its config file) says that the entry needs ``bot``."""
     if entry.config is not None:
         strategy, from_file = _file_options(entry)
         kept = {key: value for key, value in from_file.items() if key not in entry.options}
@@ -499,6 +501,19 @@ def _bot_error(game: str, entry: LeagueBot, where: str, error: Exception) -> str
         )
         if strategy_ok and _refusal(game, strategy, kept, entry.name) == str(error):
             return f"{entry.config}: {error} (the config of bot {entry.name!r} in {where})"
+        if isinstance(error, UnknownBotError) and entry.bot is None and strategy == entry.name:
+            # The file names no strategy (no shipped liar's dice config does): the bot's name
+            # stood in for one, which is rarely what the user meant.
+            return (
+                f"{where}: bot {entry.name!r}: its config {entry.config} does not name its "
+                f'strategy (no `strategy = "…"` key), so the entry needs bot = "…"; without '
+                f"one the bot's name is taken as the strategy, and {error}"
+            )
+    elif isinstance(error, UnknownBotError) and entry.bot is None:
+        return (
+            f'{where}: bot {entry.name!r}: {error} (an entry without bot = "…" takes its '
+            "name as the strategy)"
+        )
     return f"{where}: bot {entry.name!r}: {error}"
 
 
@@ -517,7 +532,7 @@ def _validate(
     try:
         config = LeagueConfig.model_validate({**data, "source": source})
     except ValidationError as exc:
-        raise LeagueConfigError(_problems(exc, where, options or {})) from None
+        raise LeagueConfigError(_problems(exc, where, options or {}, data)) from None
     if contents is None:
         try:
             rules = config._read_rules()
@@ -550,29 +565,22 @@ def _validate(
     return config
 
 
-def _problems(exc: ValidationError, where: str, options: Mapping[str, str]) -> str:
-    """The problems of a config that does not validate, in one line: those of a key the
-    command line gave (``options``) under its option (``--games: …``), a rule of leagues on a
-    server that the file breaks once ``--server`` put it there under both (``league.toml with
-    --server: …``), the others under the file (``league.toml: bots: …``)."""
-    in_file: list[str] = []
-    in_options: list[str] = []
-    server_option = options.get("server")
-    for error in exc.errors():
-        loc = error["loc"]
-        message = error["msg"].removeprefix("Value error, ")
-        option = options.get(str(loc[0])) if loc else None
-        if option is not None:
-            in_options.append(f"{option}: {message}")
-        elif server_option is not None and isinstance(
-            error.get("ctx", {}).get("error"), _OnServerError
-        ):
-            # The file's bots and keys break a rule of leagues on a server, and the command
-            # line put this league there: both are to blame, so name both.
-            in_options.append(f"{where} with {server_option}: {message}")
-        else:
-            in_file.append(f"{'.'.join(str(part) for part in loc) or 'config'}: {message}")
-    return "; ".join(([f"{where}: {'; '.join(in_file)}"] if in_file else []) + in_options)
+def is_secret_seed(seed: str) -> bool:
+    """Whether ``seed`` is a raw secret (64 hex digits): never shown before its league is over."""
+    return _SECRET_SEED.fullmatch(seed) is not None
+
+
+def _problems(
+    exc: ValidationError, where: str, options: Mapping[str, str], data: Mapping[str, Any]
+) -> str:
+    """`validation_problems` of this module's tables."""
+    shapes = ConfigShapes(
+        league_keys=[key for key in LeagueConfig.model_fields if key != "source"],
+        bot_keys=list(LeagueBot.model_fields),
+        rules_keys=list(BullsCowsLeagueRules.model_fields),
+        on_server_error=_OnServerError,
+    )
+    return validation_problems(exc, where, options, data, shapes)
 
 
 _BOM = "\ufeff"
