@@ -293,8 +293,12 @@ def match_mahjong(
         help="a name in configs/rulesets/ or a .toml path; default: competition, or "
         f"{REMOTE_RULESET} with --server (every seat asked on each claim)",
     ),
-    layout: str = typer.Option(
-        "rotate", "--layout", help="rotate: four programs; ab: two programs, two copies each"
+    layout: str | None = typer.Option(
+        None,
+        "--layout",
+        help="rotate: four programs; ab: two programs, two copies each; default: ab for two "
+        "bots, rotate for four",
+        show_default=False,
     ),
     config_a: Path | None = typer.Option(
         None,
@@ -337,6 +341,9 @@ def match_mahjong(
     or with --server the named bots connected to an arena server. A program given a config
     (--config-a/--config-b, --config) is named after the file in the figures and records."""
     names = tuple(split_names(bots, "--bots"))
+    if layout is None:
+        # Two programs can only play the A/B layout, as a league of two mahjong bots does.
+        layout = "ab" if len(names) == 2 and server is None else "rotate"
     if layout not in LAYOUTS:
         fail(f"--layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
     if server is not None and layout != "rotate":

@@ -218,7 +218,8 @@ def test_cli_json() -> None:
     ("args", "says"),
     [
         (["--bots", "greedy,nosuch,random,random"], "nosuch"),
-        (["--bots", "greedy,random"], "takes 4 bots"),
+        (["--bots", "greedy,random", "--layout", "rotate"], "takes 4 bots"),
+        (["--bots", "greedy,random,random"], "takes 4 bots"),
         (["--bots", "greedy,random,random,random", "--ruleset", "nosuch"], "nosuch"),
         (["--bots", "greedy,random", "--layout", "abc"], "layout"),
     ],
@@ -227,6 +228,16 @@ def test_cli_errors(args: list[str], says: str) -> None:
     out = runner.invoke(app, ["match", "mahjong", "--games", "4", "--seed", "1", *args])
     assert out.exit_code != 0
     assert says in out.output
+
+
+def test_two_bots_play_the_ab_layout_unless_told_otherwise() -> None:
+    args = ["match", "mahjong", "--games", "4", "--seed", "1", "--json", "--bots", "greedy,random"]
+    inferred = runner.invoke(app, args)
+    told = runner.invoke(app, [*args, "--layout", "ab"])
+    assert inferred.exit_code == 0 and told.exit_code == 0, inferred.output + told.output
+    first, second = json.loads(inferred.stdout), json.loads(told.stdout)
+    assert first["layout"] == "ab"
+    assert {**first, "seconds": 0} == {**second, "seconds": 0}
 
 
 def test_cli_record(tmp_path: Path) -> None:
@@ -250,5 +261,5 @@ def test_cli_record(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     (path,) = tmp_path.glob("*.jsonl")
     # "x y" is not file-name-safe: its safe form, then a hash of it so "x_y" gets its own file.
-    assert path.name == "mahjong-x_y+887fcea6a803.jsonl"
+    assert path.name.startswith("mahjong-x_y+887fcea6a803-greedy-random-")
     assert all(c.ok for c in verify_record(path))
