@@ -13,6 +13,11 @@ Schema (``PRAGMA user_version = 1``)::
     matches(id, league_id, idx, key, bots JSON, seed, summary JSON, penalties JSON,
             seconds, record, finished)                  -- UNIQUE(league_id, key)
     games(match_id, idx, unit, scores JSON)             -- PRIMARY KEY(match_id, idx)
+    league_runs(league_id, runs)                        -- PRIMARY KEY(league_id)
+
+``league_runs`` counts the runs of each league (`begin_run`): a later run of a league on a
+server deals its matches from seeds of their own (`LeagueConfig.match_seed`). A file of an
+earlier release, without that table, is read as it is and gets the table when next written.
 
 ``games.scores`` maps each bot of the match to its score in that game: a win is 1, a loss 0
 and a 1A2B draw ½; a mahjong hand's score is the bot's points (copies added). Times are UTC ISO
@@ -258,13 +263,19 @@ class ResultStore:
                             (fingerprint, _json(config), old.id),
                         )
                         break
-            self._db.execute(
+            created = self._db.execute(
                 "INSERT OR IGNORE INTO leagues (name, game, seed, fingerprint, config, created) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (name, game, seed, fingerprint, _json(config), _now()),
             )
             found = self._find_league(name, fingerprint)
             assert found is not None
+            if created.rowcount == 1:
+                # A league of this release: its runs are counted from none (`begin_run`).
+                self._db.execute(
+                    "INSERT OR IGNORE INTO league_runs (league_id, runs) VALUES (?, 0)",
+                    (found.id,),
+                )
             return found
 
         return self._write(f"start league {name!r}", insert)
@@ -292,6 +303,24 @@ class ResultStore:
             args += (fingerprint,)
         row = self._db.execute(query + " ORDER BY id DESC LIMIT 1", args).fetchone()
         return None if row is None else _league(row)
+
+    def begin_run(self, league: StoredLeague) -> int:
+        """Count one more run of ``league`` and return how many came before it: 0 for the run
+        that created it. A league created by an earlier release, which counted no runs, is
+        taken to have had one (its matches may have been dealt)."""
+
+        def count() -> int:
+            row = self._db.execute(
+                "SELECT runs FROM league_runs WHERE league_id = ?", (league.id,)
+            ).fetchone()
+            before = 1 if row is None else int(row[0])
+            self._db.execute(
+                "INSERT OR REPLACE INTO league_runs (league_id, runs) VALUES (?, ?)",
+                (league.id, before + 1),
+            )
+            return before
+
+        return self._write(f"count a run of league {league.name!r}", count)
 
     def leagues(self) -> list[StoredLeague]:
         def read() -> list[StoredLeague]:

@@ -54,7 +54,16 @@ TABLES = {
             scores      TEXT NOT NULL,
             PRIMARY KEY (match_id, idx)
         )""",
+    "league_runs": """
+        CREATE TABLE IF NOT EXISTS league_runs (
+            league_id   INTEGER PRIMARY KEY REFERENCES leagues(id) ON DELETE CASCADE,
+            runs        INTEGER NOT NULL
+        )""",
 }
+
+OPTIONAL_TABLES = frozenset({"league_runs"})
+"""Tables a results file of an earlier release lacks: made when it is next written, and not
+needed to read it."""
 
 
 class StoreError(ArenaError):
@@ -231,7 +240,7 @@ def check_read_only(db: sqlite3.Connection, path: Path) -> None:
     if not ours:
         raise StoreError(f"{path} holds no arena results")
     _refuse_foreign(path, version, ours, others)
-    absent = [table for table in TABLES if table not in ours]
+    absent = [table for table in TABLES if table not in ours and table not in OPTIONAL_TABLES]
     if absent:
         raise _not_ours(path, f"it has no {', '.join(absent)} table")
 

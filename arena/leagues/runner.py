@@ -14,7 +14,7 @@ import os
 import queue as queue_module
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -113,10 +113,37 @@ def run_league(
     server cannot be played again identically, so nothing stored is forgotten before its
     replacement is there)."""
     started = time.perf_counter()
+    if config.server is not None:
+        _refuse_seed_of_another_league(config, store)
     league = open_league(config, store)
     # A second run of the league on this file would play every match again: refused.
     with hold_league(store.path, league.id, config.name):
         return _play_held(config, store, league, restart, started, on_start, on_games, on_match)
+
+
+def _refuse_seed_of_another_league(config: LeagueConfig, store: ResultStore) -> None:
+    """A league on a server whose seed another league of the file played from on a server (a
+    config copied with its seed, then renamed or given other games): refused, since its matches
+    of the same bots would deal what the connected bots saw there (each match seed is derived
+    from the league seed and its bots alone). A league played in-process showed its deals to
+    no connected bot."""
+    this = {config.fingerprint(), *config.fingerprint_aliases()}
+    seed = config.league_seed.lower()
+    for other in store.leagues():
+        played_on_server = other.config.get("server") is not None
+        if (
+            played_on_server
+            and other.seed.lower() == seed
+            and not (other.name == config.name and other.fingerprint in this)
+        ):
+            raise ArenaError(
+                f"{config.source or config.name}: the league seed is that of league "
+                f"{other.name!r} (id "
+                f"{other.id}) in {store.path}, whose matches dealt from it; a league on a "
+                "server needs a seed of its own, or bots that played there know its deals "
+                '(seed = "…" or --seed; e.g. from `python -c \'import secrets; '
+                "print(secrets.token_hex(32))'`)"
+            )
 
 
 def _play_held(
@@ -164,7 +191,14 @@ def _play_held(
 
     jobs = min(default_jobs(config), max(1, len(todo)))
     incomplete: LeagueIncompleteError | None = None
+
     if config.server is not None:
+        # The connected bots saw the deals of an earlier run's matches (those cut short too):
+        # a later run deals every match it plays from a seed of its own.
+        run_number = store.begin_run(league)
+        if run_number:
+            log.info("league_run_fresh_seeds", league=config.name, run=run_number)
+            todo = [replace(plan, seed=config.match_seed(plan.bots, run_number)) for plan in todo]
         try:
             asyncio.run(_on_server(config, todo, jobs, save_off_loop, on_games))
         except LeagueIncompleteError as exc:
@@ -312,7 +346,8 @@ async def _on_server(
         log.warning("match_not_played", league=config.name, match=plan.key, error=str(error))
     if failed:
         lines = "; ".join(f"{plan.key}: {error}" for plan, error in failed)
+        stored = "the others are stored; " if len(failed) < len(todo) else ""
         raise LeagueIncompleteError(
-            f"{len(failed)} of {len(todo)} matches could not be played (the others are stored; "
-            f"run again to retry): {lines}"
+            f"{len(failed)} of {len(todo)} matches could not be played ({stored}run again to "
+            f"retry): {lines}"
         )

@@ -310,7 +310,12 @@ def test_a_results_file_keeps_a_users_own_tables_and_an_unfinished_schema_is_com
         a_league(store)
     version, mode, objects = contents(partial)
     assert (version, mode) == (1, "wal")
-    assert {name for kind, name in objects if kind == "table"} == {"leagues", "matches", "games"}
+    assert {name for kind, name in objects if kind == "table"} == {
+        "leagues",
+        "matches",
+        "games",
+        "league_runs",
+    }
 
 
 # -- reading only -----------------------------------------------------------------------------

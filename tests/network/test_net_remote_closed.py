@@ -196,7 +196,7 @@ def test_a_league_on_a_closing_server_reports_the_match_not_played(
     assert "Traceback" not in result.output
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1, result.stderr
-    assert "1 of 1 matches could not be played" in errors[0]
+    assert "1 of 1 matches could not be played (run again to retry)" in errors[0]
     assert f"ra vs rb: the server closed the connection: {SHUTTING_DOWN}" in errors[0]
     with ResultStore(db) as store:
         assert [store.matches(league) for league in store.leagues()] in ([], [[]])
