@@ -422,8 +422,29 @@ def _report(config: LeagueConfig, run: LeagueRun, db: Path) -> None:
     undefined += _show_matches(config.game, run.outcomes)
     if undefined:
         out.print(_undefined_note(undefined), markup=False)
+    penalties = _penalties_note(run.outcomes)
+    if penalties is not None:
+        out.print(penalties, markup=False, soft_wrap=True)
     note = "" if run.complete else " — incomplete: run again to play the rest"
     out.print(f"results: {db} (league id {run.league.id}){note}")
+
+
+def _penalties_note(outcomes: list[MatchOutcome]) -> str | None:
+    """``penalties (…): bob 1683 in alice vs bob``: the decisions the referee played for a bot
+    (its fallback, for an answer late, missing or illegal), which the figures count as the bot's
+    own play; None when there were none. A bot whose connection was lost played so."""
+    found = [
+        f"{bot} {count} in {outcome.plan.key}"
+        for outcome in outcomes
+        for bot, count in sorted(outcome.penalties.items())
+        if count
+    ]
+    if not found:
+        return None
+    return (
+        "penalties (decisions the referee played for a bot: an answer late, missing or "
+        f"illegal; counted in the figures as the bot's own): {'; '.join(found)}"
+    )
 
 
 def _play(config: LeagueConfig, store: ResultStore, *, restart: bool, quiet: bool) -> LeagueRun:
