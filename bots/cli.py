@@ -302,6 +302,12 @@ def run(
         help=f"console log level: {', '.join(LOG_LEVELS)} (decisions are info)",
     ),
     log_json: Path | None = typer.Option(None, help="also write JSON logs here", readable=False),
+    stay: bool = typer.Option(
+        False,
+        "--stay",
+        help="keep playing across server restarts: after the server's bye, reconnect (with "
+        "backoff) instead of stopping; Ctrl-C or SIGTERM stops it",
+    ),
 ) -> None:
     """Connect a bot to a server and play until told to stop.
 
@@ -344,6 +350,7 @@ def run(
                 token=player_token,
                 adapter_factory=functools.partial(adapter_for, url, player),
                 resume_file=resume,
+                stay=stay,
             )
         except ResumeFileError as exc:
             _die(f"--resume-file: {exc}")

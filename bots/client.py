@@ -170,6 +170,7 @@ class BotClient:
         backoff: Backoff | None = None,
         keepalive_s: float = SILENCE_LIMIT_S / 3,
         welcome_timeout_s: float = WELCOME_TIMEOUT_S,
+        stay: bool = False,
     ) -> None:
         if not bots:
             raise ValueError("a client needs at least one bot")
@@ -185,6 +186,11 @@ class BotClient:
         """Over MQTT, the longest the client stays silent: a third of the server's limit, so a
         lost or late ping still leaves time for the next."""
         self.welcome_timeout_s = welcome_timeout_s
+        self.stay = stay
+        """Keep playing across the server's restarts: after its ``bye``, reconnect (with
+        backoff) rather than return; only `stop` ends `run` then."""
+        self.byes = 0
+        """``bye`` messages the server sent (with ``stay``, each was followed by a reconnect)."""
         self.resume_token = read_resume_token(resume_file) if resume_file is not None else None
         self.current_game = next(iter(self.bots))
         self.decisions = 0
@@ -225,7 +231,12 @@ class BotClient:
                     break
                 reason = await self._session(adapter)
                 if reason is not None:
-                    return reason
+                    self.byes += 1
+                    if not self.stay:
+                        return reason
+                    # An operator restarting the server says bye to every bot: a bot told to
+                    # stay comes back once it listens again (a seat of the old server is gone).
+                    self.log.info("staying_after_bye", reason=reason)
                 attempt = 0
             except _Retry as exc:
                 self.log.warning("hello_refused", error=str(exc))
