@@ -305,7 +305,13 @@ def league(
         fail(f"--db {db} is a directory; give the results file (e.g. {db / 'league.sqlite'})")
     try:
         config = load_league(
-            config_file, jobs=jobs, games=games, seed=seed, server=server, records=records
+            config_file,
+            build_bots=not show,
+            jobs=jobs,
+            games=games,
+            seed=seed,
+            server=server,
+            records=records,
         )
     except ArenaError as exc:
         fail(str(exc))

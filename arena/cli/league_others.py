@@ -214,7 +214,7 @@ def print_league_list(
     config = None
     if config_file is not None:
         try:
-            config = load_league(config_file, games=games, seed=seed)
+            config = load_league(config_file, build_bots=False, games=games, seed=seed)
         except ArenaError as exc:
             fail(str(exc))
     if is_directory(db):

@@ -163,6 +163,9 @@ class LeagueConfig(BaseModel):
     """A directory for the JSONL game records (`arena replay`, `arena verify`); none by default."""
     source: Path | None = Field(default=None, exclude=True)
     _contents: LeagueContents | None = PrivateAttr(default=None)
+    _bots_built: bool = PrivateAttr(default=True)
+    """Whether loading built every bot once (`load_league`'s ``build_bots``); copies made by
+    `with_overrides` do as this one did."""
     """What the files said when the config loaded (`contents`)."""
 
     @field_validator("bots")
@@ -433,7 +436,7 @@ class LeagueConfig(BaseModel):
         data = self.model_dump()
         data.update(given)
         kept = None if _CONTENT_KEYS & given.keys() else self._contents
-        return _validate(data, self.source, kept)
+        return _validate(data, self.source, kept, build_bots=self._bots_built)
 
 
 _R = TypeVar("_R", bound="MahjongRules | LiarsDiceRules | BullsCowsLeagueRules")
@@ -528,11 +531,14 @@ def _validate(
     contents: LeagueContents | None = None,
     *,
     options: Mapping[str, str] | None = None,
+    build_bots: bool = True,
 ) -> LeagueConfig:
     """Check ``data`` and read the files it names, or take ``contents`` for them (what they
     said when an earlier copy of this config loaded). ``options``: the keys whose value came
     from the command line, each with its option, which a bad value is blamed on instead of the
-    file."""
+    file. ``build_bots``: build each in-process bot once, so a bad strategy or option stops the
+    league before its first game (not for a league only read back: its bots may be the names of
+    connected bots, in a config that leaves the server to ``--server``)."""
     where = str(source) if source is not None else "league config"
     try:
         config = LeagueConfig.model_validate({**data, "source": source})
@@ -551,7 +557,8 @@ def _validate(
                 raise LeagueConfigError(f"{where}: {exc}") from None
         contents = LeagueContents(bots, rules)
     config._contents = contents
-    if config.server is None:
+    config._bots_built = build_bots
+    if config.server is None and build_bots:
         for entry in config.bots:
             strategy, options = config.bot_options(entry.name)
             try:
@@ -591,10 +598,11 @@ def _problems(
 _BOM = "\ufeff"
 
 
-def load_league(path: Path, **overrides: Any) -> LeagueConfig:
+def load_league(path: Path, *, build_bots: bool = True, **overrides: Any) -> LeagueConfig:
     """Read and check a league config file; ``overrides`` (CLI options ``--KEY``, `None` = not
     given) replace its keys before the check, and a value of theirs that fails it is blamed on
-    the option, not on the file."""
+    the option, not on the file. ``build_bots`` False: a config only to read a stored league
+    back (``--show``, ``--list``), whose bots are not built (`_validate`)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -615,4 +623,4 @@ def load_league(path: Path, **overrides: Any) -> LeagueConfig:
         raise LeagueConfigError(f"{path}: not valid TOML: {exc}{hint}") from None
     given = {key: value for key, value in overrides.items() if value is not None}
     data.update(given)
-    return _validate(data, path, options={key: f"--{key}" for key in given})
+    return _validate(data, path, options={key: f"--{key}" for key in given}, build_bots=build_bots)

@@ -82,6 +82,10 @@ async def test_a_restart_on_a_server_deals_every_match_afresh(tmp_path: Path) ->
             args = ["league", str(config), "--db", db, "--server", ws_url(server), "--json"]
             await run_arena(*args, "--records", str(tmp_path / "first"))
             await run_arena(*args, "--records", str(tmp_path / "again"), "--restart")
+    # The config names no server (it was given with --server): --show reads the league back
+    # without one, its bots being names of connected bots, no strategies.
+    shown = await run_arena("league", str(config), "--db", db, "--show", "--json")
+    assert [match["match"] for match in shown["matches"]] == ["p1 vs p2"]
     first, again = _commitments(tmp_path / "first"), _commitments(tmp_path / "again")
     assert len(first) == len(again) == 1 and first != again
     with ResultStore(Path(db), read_only=True) as store:
