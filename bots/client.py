@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import os
 import random
@@ -41,7 +42,7 @@ from bots.adapters import (
     ServerAdapter,
 )
 from bots.base import Bot, traceback_of
-from protocol.games.common import GameStart
+from protocol.games.common import GameStart, MatchEnd, MatchStart
 from protocol.messages import (
     FEATURES,
     SILENCE_LIMIT_S,
@@ -204,6 +205,9 @@ class BotClient:
         """Set by `stop`: cuts short a wait between reconnects."""
         self.matches_aborted = 0
         """``match_aborted`` notices received: matches the server stopped under this bot."""
+        self._commitment: str | None = None
+        """The seed commitment of the match in play (from ``match_start``), checked against the
+        seed ``match_end`` reveals."""
         self._features_refused = False
         """The server refused ``hello.features`` (it is older than them): hello without."""
         self._sent_at = 0.0
@@ -452,11 +456,39 @@ class BotClient:
 
     async def _event(self, event: Event) -> None:
         payload = event.payload
+        if isinstance(payload, MatchStart):
+            # What a participant needs to check the match's record later: the dealer's
+            # commitment before any deal, then the seed it reveals.
+            self._commitment = payload.seed_commitment
+            self.log.info(
+                "match_start",
+                players=payload.players,
+                games=payload.games,
+                seed_commitment=payload.seed_commitment,
+            )
+        elif isinstance(payload, MatchEnd):
+            self._log_match_end(payload)
         if isinstance(payload, GameStart):
             game: str | None = payload.game_kind
         else:
             game = payload.game if payload.game != "arena" else None
         await self._guard(self._bot_for(game).on_event(event), "on_event")
+
+    def _log_match_end(self, end: MatchEnd) -> None:
+        """The revealed seed, checked against the commitment `match_start` gave: a seed that
+        does not hash to it means the deals were not fixed before the match (a warning)."""
+        try:
+            digest = hashlib.sha256(bytes.fromhex(end.seed)).hexdigest()
+        except ValueError:
+            digest = None
+        committed = self._commitment
+        self._commitment = None
+        if committed is not None and digest != committed:
+            self.log.warning("match_seed_not_committed", seed=end.seed, seed_commitment=committed)
+            return
+        self.log.info(
+            "match_end", seed=end.seed, totals=end.totals, commitment_checked=committed is not None
+        )
 
     async def _guard(self, call: Awaitable[None], what: str) -> None:
         try:

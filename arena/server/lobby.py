@@ -163,6 +163,11 @@ class Lobby:
     @staticmethod
     def _refusal(hello: Hello, session: BotSession) -> Error:
         state = session.state.value
+        # The operator sees it too: two participants who chose one name, or a bot that
+        # restarted without its resume token, are theirs to sort out.
+        log.info(
+            "hello_refused", bot=hello.name, session_state=state, resume=hello.resume is not None
+        )
         if hello.resume is not None:
             return Error(
                 code=ErrorCode.RESUME_UNKNOWN,
