@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -61,7 +62,7 @@ def test_a_default_written_out_is_the_same_league(tmp_path: Path, game: str) -> 
     assert implicit.fingerprint() == before  # stored leagues of such configs still resume
     assert explicit.fingerprint() == before
     # On the command line too, at their default values.
-    defaults = {"games": implicit.games_per_match, "seed": implicit.name}
+    defaults: dict[str, Any] = {"games": implicit.games_per_match, "seed": implicit.name}
     assert load_league(tmp_path / "implicit.toml", **defaults).fingerprint() == before
     # Any other value is another league.
     assert implicit.with_overrides(games=implicit.games_per_match - 1).fingerprint() != before
