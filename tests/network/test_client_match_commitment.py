@@ -5,9 +5,10 @@ does not hash to it is a warning: the deals were not fixed before the match)."""
 from __future__ import annotations
 
 import hashlib
+import logging
+from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
 from arena.dealing import MatchSeed
 from bots.client import BotClient
@@ -26,6 +27,15 @@ def _client() -> BotClient:
     return BotClient({"liars_dice": bot}, name="me", adapter_factory=no_server)  # type: ignore[arg-type]
 
 
+def _logged(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
+    """The structlog event dicts the stdlib handed the capture, with their level."""
+    return [
+        {**record.msg, "log_level": record.levelname.lower()}
+        for record in caplog.records
+        if isinstance(record.msg, dict)
+    ]
+
+
 def _start(commitment: str) -> Event:
     payload = MatchStart(
         game_kind="liars_dice", players=["me", "you"], games=2, seed_commitment=commitment
@@ -37,12 +47,15 @@ def _end(seed_hex: str) -> Event:
     return Event(payload=MatchEnd(seed=seed_hex, totals=[1.0, 1.0]))
 
 
-async def test_the_commitment_and_the_checked_seed_are_logged() -> None:
+async def test_the_commitment_and_the_checked_seed_are_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     client = _client()
     commitment = hashlib.sha256(bytes.fromhex(SEED.hex())).hexdigest()
-    with capture_logs() as logs:
+    with caplog.at_level(logging.INFO):
         await client._event(_start(commitment))
         await client._event(_end(SEED.hex()))
+    logs = _logged(caplog)
     start = next(line for line in logs if line["event"] == "match_start")
     end = next(line for line in logs if line["event"] == "match_end")
     assert start["seed_commitment"] == commitment == SEED.commitment()
@@ -50,11 +63,14 @@ async def test_the_commitment_and_the_checked_seed_are_logged() -> None:
 
 
 @pytest.mark.parametrize("revealed", [MatchSeed.from_text("another").hex(), "not hex"])
-async def test_a_seed_that_does_not_hash_to_the_commitment_is_a_warning(revealed: str) -> None:
+async def test_a_seed_that_does_not_hash_to_the_commitment_is_a_warning(
+    revealed: str, caplog: pytest.LogCaptureFixture
+) -> None:
     client = _client()
-    with capture_logs() as logs:
+    with caplog.at_level(logging.INFO):
         await client._event(_start(SEED.commitment()))
         await client._event(_end(revealed))
+    logs = _logged(caplog)
     (warned,) = [line for line in logs if line["event"] == "match_seed_not_committed"]
     assert warned["log_level"] == "warning" and warned["seed_commitment"] == SEED.commitment()
     assert not [line for line in logs if line["event"] == "match_end"]
