@@ -309,10 +309,36 @@ async def _on_server(
     save: Callable[[MatchOutcome], Awaitable[None]],
     on_games: GamesDone | None,
 ) -> None:
-    from arena.server.remote import play_on_server
+    from arena.server.remote import (
+        AdminRefused,
+        RemoteTableError,
+        play_on_server,
+        server_status,
+    )
 
     assert config.server is not None
     url = config.server
+    # Asked once before any table: a server that refuses the admin name or token refuses every
+    # table alike, so the league stops at once with one message. Any other failure is each
+    # table's to report, as it would be without this look.
+    try:
+        status = await server_status(url)
+    except AdminRefused:
+        raise
+    except (RemoteTableError, OSError):
+        status = None
+    here = {bot.name for bot in status.bots if config.engine_game in bot.games} if status else set()
+    missing = [name for name in config.bot_names if name not in here]
+    if status is not None and missing:
+        # Not an error: a bot may connect in time. But its tables wait for it, and the
+        # operator should hear why before they do.
+        log.warning(
+            "league_bots_not_connected",
+            league=config.name,
+            bots=missing,
+            game=config.engine_game,
+            start_timeout_s=config.start_timeout_s,
+        )
     busy = {name: asyncio.Lock() for name in config.bot_names}
     tables = asyncio.Semaphore(jobs)
 

@@ -50,6 +50,10 @@ class RemoteTableError(ArenaError):
     """The server could not be reached, refused us, or could not seat the bots."""
 
 
+class AdminRefused(RemoteTableError):
+    """The server refused the admin name or token: every table would be refused alike."""
+
+
 def admin_credentials(name: str | None, token: str | None) -> tuple[str, str | None]:
     """Explicit values first, then ``ARENA_ADMIN_NAME`` / ``ARENA_ADMIN_TOKEN`` (set but empty
     counts as not set). A name no server accepts is `RemoteTableError`, with the rule."""
@@ -149,14 +153,14 @@ async def _control(url: str, admin: str | None, token: str | None) -> ClientConn
             if secret is None:
                 # No token was sent at all: "unknown token" would send the user looking for a
                 # wrong one.
-                raise RemoteTableError(
+                raise AdminRefused(
                     f"admin {name}: the server wants an admin token, and {ADMIN_TOKEN_ENV} is "
                     "not set: create one with `arena tokens add NAME --admin --file FILE` (FILE: "
                     f"the server's --tokens), then export {ADMIN_NAME_ENV}=NAME "
                     f"{ADMIN_TOKEN_ENV}=<the printed token>"
                 )
             # Most often the token is right and the name is not: say where both come from.
-            raise RemoteTableError(
+            raise AdminRefused(
                 f"{refused} (the admin name comes from {ADMIN_NAME_ENV}, default 'admin', the "
                 f"token from {ADMIN_TOKEN_ENV}; both must match an [admins] entry of the "
                 "server's tokens file)"
