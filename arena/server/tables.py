@@ -150,6 +150,9 @@ class Table:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(grace_s):
                     await self._unattached.wait()
+        # Counted before the seat connections go: their leaving releases slots too, and each of
+        # those bots' matches is cut short all the same.
+        cut_short = sum(slot not in self.released for slot in range(len(self.sessions)))
         # All at once: one seat connection slow to close must not hold up the others'.
         await asyncio.gather(*(sink.detach(reason) for sink in list(self.sinks.values())))
         self.sinks.clear()
@@ -159,4 +162,4 @@ class Table:
         # once, as above.
         await asyncio.gather(*(lobby.release(self.sessions[slot], reason) for slot in leaving))
         await lobby.notify()
-        self.log.info("table_closed", reason=reason, seats_cut_short=len(leaving))
+        self.log.info("table_closed", reason=reason, seats_cut_short=cut_short)
