@@ -108,7 +108,15 @@ class Lobby:
             )
         if not self.tokens.check_bot(hello.name, hello.token):
             log.warning("auth_failed", bot=hello.name, peer=link.peer)
-            return Error(code=ErrorCode.AUTH_FAILED, text=f"unknown token for bot {hello.name}")
+            given = (
+                ""
+                if hello.token
+                else ": the hello gave none, and this server admits only bots with a token (its "
+                f"operator makes one with `arena tokens add {hello.name}`)"
+            )
+            return Error(
+                code=ErrorCode.AUTH_FAILED, text=f"unknown token for bot {hello.name}{given}"
+            )
         session = self._live(hello.name)
         if session is not None:
             if hello.resume is not None and _same_secret(hello.resume, session.resume_token):
