@@ -28,6 +28,7 @@ from arena.cli.league_others import (
 )
 from arena.cli.mahjong_match import claim_timing_note
 from arena.cli.serve import server_url
+from arena.dealing import MatchSeed
 from arena.errors import ArenaError
 from arena.leagues.config import (
     LeagueConfig,
@@ -176,8 +177,6 @@ def _seed_shown(config: LeagueConfig, run: LeagueRun) -> str | None:
 
 
 def _seed_commitment(config: LeagueConfig) -> str | None:
-    from arena.dealing import MatchSeed
-
     return MatchSeed.from_hex(config.league_seed).commitment() if config.secret_seed else None
 
 
@@ -209,7 +208,15 @@ def _to_json(config: LeagueConfig, run: LeagueRun, db: Path) -> dict[str, object
         "bots": _bots_json(config),
         "standings": [row.to_json() for row in table],
         "matches": [
-            line.to_json() | {"summary": outcome.summary, "seconds": round(outcome.seconds, 3)}
+            line.to_json()
+            | {
+                "summary": outcome.summary,
+                "seconds": round(outcome.seconds, 3),
+                # What a bot that played it can check its record against: the commitment its
+                # match_start gave, and the record's file.
+                "seed_commitment": MatchSeed.from_text(outcome.plan.seed).commitment(),
+                "record": outcome.record,
+            }
             for line, outcome in zip(lines, run.outcomes, strict=True)
         ],
     }

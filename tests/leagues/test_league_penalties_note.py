@@ -1,10 +1,17 @@
-"""The standings say which bots had decisions played for them by the referee (fallbacks for
-answers late, missing or illegal): the figures count those as the bot's own play, and a bot whose
-connection was lost may have played a whole match so."""
+"""What the standings tell a league's players: which bots had decisions played for them by the
+referee (fallbacks for answers late, missing or illegal: the figures count those as the bot's own
+play, and a bot whose connection was lost may have played a whole match so), and in `--json`
+each match's seed commitment and record, to check the record against what the bots were told."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
 from arena.cli import league as league_cli
+from arena.cli.main import app
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 
 
@@ -28,3 +35,19 @@ def test_penalties_are_named_by_bot_and_match() -> None:
 def test_no_penalties_no_note() -> None:
     assert league_cli._penalties_note([_outcome(("a", "b"), {"a": 0})]) is None
     assert league_cli._penalties_note([_outcome(("a", "b"), {})]) is None
+
+
+def test_the_json_names_each_matchs_commitment_and_record(tmp_path: Path) -> None:
+    config = tmp_path / "tiny.toml"
+    config.write_text(
+        'name = "tiny"\ngame = "liars-dice"\ngames = 2\n'
+        '[[bots]]\nname = "probability"\n[[bots]]\nname = "random-guess"\n',
+        encoding="utf-8",
+    )
+    args = ["league", str(config), "--db", str(tmp_path / "r.sqlite"), "--json"]
+    result = CliRunner().invoke(app, [*args, "--records", str(tmp_path / "records")])
+    assert result.exit_code == 0, result.output
+    (match,) = json.loads(result.stdout)["matches"]
+    record = Path(match["record"])
+    header = json.loads(record.read_text(encoding="utf-8").splitlines()[0])
+    assert match["seed_commitment"] == header["seed_commitment"]
