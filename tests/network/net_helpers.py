@@ -620,3 +620,35 @@ async def mqtt_bot(
     async with aiomqtt.Client(LOOPBACK, port, identifier=identifier) as client:
         await client.subscribe(f"arena/v1/bots/{name}/{conn}/down", qos=1)
         yield MqttBot(client, name, conn)
+
+
+TABLE_BOTS = ("alice", "bob")
+"""The two bots `open_table` seats."""
+
+
+@asynccontextmanager
+async def open_table(
+    server: ArenaServer,
+) -> AsyncIterator[tuple[RawPeer, Mapping[str, RawPeer], dict[str, Any]]]:
+    """Alice and Bob welcomed for liar's dice, and a raw admin that opened a table for them:
+    yields the admin, the bots by name, and the admin's ``table_opened``."""
+    url = ws_url(server)
+    async with contextlib.AsyncExitStack() as stack:
+        bots = {name: await stack.enter_async_context(raw_peer(url)) for name in TABLE_BOTS}
+        for name, peer in bots.items():
+            await peer.send({"v": 1, "type": "hello", "name": name, "games": ["liars_dice"]})
+            assert (await peer.recv())["type"] == "welcome"
+        admin = await stack.enter_async_context(raw_peer(url))
+        await admin.send({"v": 1, "type": "admin_hello", "name": "admin"})
+        assert (await admin.recv())["type"] == "admin_welcome"
+        await admin.send(
+            {"v": 1, "type": "open_table", "game": "liars_dice", "bots": list(TABLE_BOTS)}
+        )
+        opened = await admin.recv()
+        assert opened["type"] == "table_opened", opened
+        yield admin, bots, opened
+
+
+async def attach(peer: RawPeer, opened: dict[str, Any], slot: int, key: str) -> dict[str, Any]:
+    await peer.send({"v": 1, "type": "attach", "table": opened["table"], "slot": slot, "key": key})
+    return await peer.recv()

@@ -7,8 +7,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-from net_helpers import raw_peer, running_server, scaled, ws_url
-from test_tables_mutation_gaps import attach, open_table
+from net_helpers import attach, open_table, raw_peer, running_server, scaled, ws_url
 
 from arena.server.hub import Limits
 

@@ -6,18 +6,18 @@ connection is told when its frame or its bot fails. Also two of the referee's si
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 from net_helpers import (
     FAR_DEADLINE_S,
     LOOPBACK,
-    RawPeer,
+    TABLE_BOTS,
+    attach,
+    open_table,
     raw_peer,
     running_server,
     scaled,
@@ -26,7 +26,6 @@ from net_helpers import (
 )
 from websockets.asyncio.server import ServerConnection, serve
 
-from arena.server.app import ArenaServer
 from arena.server.hub import Limits
 from arena.server.remote import (
     ADMIN_NAME_ENV,
@@ -36,8 +35,6 @@ from arena.server.remote import (
     remote_seats,
 )
 from arena.server.tables import TableState
-
-BOTS = ("alice", "bob")
 
 
 def request_for(seat: int, seq: int) -> dict[str, Any]:
@@ -51,32 +48,6 @@ def request_for(seat: int, seq: int) -> dict[str, Any]:
         "deadline_ms": round(FAR_DEADLINE_S * 1000),
         "legal": ["challenge"],
     }
-
-
-@asynccontextmanager
-async def open_table(
-    server: ArenaServer,
-) -> AsyncIterator[tuple[RawPeer, Mapping[str, RawPeer], dict[str, Any]]]:
-    """Alice and Bob welcomed for liar's dice, and a raw admin that opened a table for them:
-    yields the admin, the bots by name, and the admin's ``table_opened``."""
-    url = ws_url(server)
-    async with contextlib.AsyncExitStack() as stack:
-        bots = {name: await stack.enter_async_context(raw_peer(url)) for name in BOTS}
-        for name, peer in bots.items():
-            await peer.send({"v": 1, "type": "hello", "name": name, "games": ["liars_dice"]})
-            assert (await peer.recv())["type"] == "welcome"
-        admin = await stack.enter_async_context(raw_peer(url))
-        await admin.send({"v": 1, "type": "admin_hello", "name": "admin"})
-        assert (await admin.recv())["type"] == "admin_welcome"
-        await admin.send({"v": 1, "type": "open_table", "game": "liars_dice", "bots": list(BOTS)})
-        opened = await admin.recv()
-        assert opened["type"] == "table_opened", opened
-        yield admin, bots, opened
-
-
-async def attach(peer: RawPeer, opened: dict[str, Any], slot: int, key: str) -> dict[str, Any]:
-    await peer.send({"v": 1, "type": "attach", "table": opened["table"], "slot": slot, "key": key})
-    return await peer.recv()
 
 
 async def test_attach_refusals_name_their_cause_and_close_the_connection() -> None:
@@ -146,7 +117,7 @@ async def test_a_bot_freed_by_a_table_is_handed_at_once_to_a_table_waiting_for_i
             async with raw_peer(url) as alice_seat:
                 assert (await attach(alice_seat, opened, 0, keys[0]))["type"] == "attached"
                 assert (await attach(bob_seat, opened, 1, keys[1]))["type"] == "attached"
-                for name in BOTS:
+                for name in TABLE_BOTS:
                     await waiter.send(
                         {
                             "v": 1,
@@ -183,14 +154,14 @@ async def test_bots_freed_by_closing_their_table_go_at_once_to_a_table_waiting_f
                 "v": 1,
                 "type": "open_table",
                 "game": "liars_dice",
-                "bots": list(BOTS),
+                "bots": list(TABLE_BOTS),
                 "start_timeout_ms": round(FAR_DEADLINE_S * 1000),
             }
         )
         await wait_until(lambda: server.hub.lobby.waiting == 1, "the second table to wait")
         await admin.send({"v": 1, "type": "close_table", "table": opened["table"]})
         reopened = await waiter.recv_until("table_opened")
-        assert [seat["bot"] for seat in reopened["seats"]] == list(BOTS)
+        assert [seat["bot"] for seat in reopened["seats"]] == list(TABLE_BOTS)
 
 
 async def test_a_seat_frame_that_is_not_a_json_object_is_answered_bad_json() -> None:
