@@ -331,6 +331,14 @@ class MqttBridge:
                     watcher = asyncio.create_task(self._watch())
                     try:
                         async for message in client.messages:
+                            if message.retain:
+                                # A broker replays a retained message to every new
+                                # subscriber, long after its bot is gone: a hello kept so
+                                # would seat a ghost at every start of the server.
+                                log.warning(
+                                    "mqtt_retained_message_ignored", topic=str(message.topic)
+                                )
+                                continue
                             self._dispatch(str(message.topic), message.payload)
                     finally:
                         await _stop_watcher(watcher)
