@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -460,6 +461,10 @@ def _penalties_note(outcomes: list[MatchOutcome]) -> str | None:
     )
 
 
+PROGRESS_LINE_S = 30.0
+"""How often a league whose stderr is no terminal (a log file, a pipe) says how far it is."""
+
+
 def _play(config: LeagueConfig, store: ResultStore, *, restart: bool, quiet: bool) -> LeagueRun:
     with progress_bar(err, transient=True, disable=quiet) as progress:
         games_task = progress.add_task(f"{config.name}: games", total=None)
@@ -472,8 +477,23 @@ def _play(config: LeagueConfig, store: ResultStore, *, restart: bool, quiet: boo
                 resumed = f", {planned - todo} already stored" if todo < planned else ""
                 err.print(f"league {config.name!r}: {todo} of {planned} matches to play{resumed}")
 
+        # A log file or a pipe gets no progress bar: a line now and then instead, so a long
+        # match shows it is moving.
+        lines = not quiet and not err.is_terminal
+        played = {"games": 0, "shown_at": time.monotonic()}
+
         def on_games(count: int) -> None:
             progress.advance(games_task, count)
+            played["games"] += count
+            now = time.monotonic()
+            if lines and now - played["shown_at"] >= PROGRESS_LINE_S:
+                played["shown_at"] = now
+                total = counts["todo"] * config.games_per_match
+                err.print(
+                    f"league {config.name!r}: {played['games']}/{total} games played "
+                    f"({counts['finished']}/{counts['todo']} matches stored)",
+                    markup=False,
+                )
 
         def on_match(outcome: MatchOutcome) -> None:
             counts["finished"] += 1
