@@ -240,17 +240,17 @@ class LeagueConfig(BaseModel):
         have: then it is never shown before the league is over, and no match seed reveals it."""
         return is_secret_seed(self.league_seed)
 
-    def match_seed(self, bots: Sequence[str], attempt: int = 0) -> str:
+    def match_seed(self, bots: Sequence[str], run: int = 0) -> str:
         """The seed of the match of ``bots``: ``<league seed>/<A> vs <B>`` for a text seed (public
         anyway); for a secret one, a secret of the match's own derived from it (64 hex digits),
         since a match reveals its seed when it ends, and a seed that held the league's would give
         away every deal of the matches still to come.
 
-        ``attempt`` k > 0: the match as the k-th later run of a league on a server plays it
+        ``run`` k > 0: the match as the k-th later run of a league on a server plays it
         (after a run cut short, or a ``--restart``), whose seed is ``… #k`` of that: the
         connected bots have seen the earlier runs' deals (every cup is lifted at a challenge, a
         finished match reveals its seed), so they must not be dealt again."""
-        key = " vs ".join(bots) + (f" #{attempt}" if attempt else "")
+        key = " vs ".join(bots) + (f" #{run}" if run else "")
         if not self.secret_seed:
             return f"{self.league_seed}/{key}"
         from arena.dealing import MatchSeed

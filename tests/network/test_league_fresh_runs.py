@@ -57,11 +57,11 @@ def test_each_run_of_a_league_is_counted_and_an_older_releases_league_had_one(
         assert store.begin_run(old) == 1
 
 
-def test_a_match_started_again_has_a_seed_of_its_own(tmp_path: Path) -> None:
+def test_a_match_of_a_later_run_has_a_seed_of_its_own(tmp_path: Path) -> None:
     config = load_league(_config_file(tmp_path), server=SERVER)
-    seeds = [config.match_seed(("p1", "p2"), attempt) for attempt in range(3)]
+    seeds = [config.match_seed(("p1", "p2"), run) for run in range(3)]
     assert len(set(seeds)) == 3 and all(len(seed) == 64 for seed in seeds)
-    assert seeds[0] == config.match_seed(("p1", "p2"))  # the first attempt as ever
+    assert seeds[0] == config.match_seed(("p1", "p2"))  # the first run as ever
     assert config.match_seed(("p1", "p2"), 2) == seeds[2]  # each one reproducible
 
 
