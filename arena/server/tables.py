@@ -32,6 +32,33 @@ class TableState(StrEnum):
     CLOSED = "closed"
 
 
+class MatchProgress:
+    """How far a table's match has got (`arena lobby`), read off the frames its referee sends.
+
+    Games are counted by their ids, not by ``game_start`` events: a bot that declined events
+    still gets requests, which name their game, and the seats' frames may arrive interleaved."""
+
+    def __init__(self) -> None:
+        self.match: str | None = None
+        self.games: int | None = None
+        self._begun: set[str] = set()
+
+    @property
+    def begun(self) -> int:
+        return len(self._begun)
+
+    def see(self, frame: Frame) -> None:
+        if frame.match is None:
+            return
+        if frame.match != self.match:
+            self.match, self.games = frame.match, None
+            self._begun.clear()
+        if frame.match_games is not None:
+            self.games = frame.match_games
+        if frame.game is not None:
+            self._begun.add(frame.game)
+
+
 class SeatPipe:
     """The referee's connection for one seat; the `SeatSink` of that seat's session."""
 
@@ -62,6 +89,7 @@ class SeatPipe:
                 encode(Error(code=ErrorCode.BAD_JSON, text="seat frames are JSON objects"))
             )
             return
+        self.table.progress.see(frame)
         await self.session.to_bot(frame)
 
 
@@ -80,6 +108,7 @@ class Table:
         self._unattached = asyncio.Event()
         self._unattached.set()
         self.state = TableState.OPEN
+        self.progress = MatchProgress()
         self.log = log.bind(table=self.id, game_kind=game)
         for slot, session in enumerate(self.sessions):
             session.seat_at(self.id, slot)
@@ -96,6 +125,8 @@ class Table:
             game=self.game,
             bots=[session.name for session in self.sessions],
             label=self.label,
+            match_games=self.progress.games,
+            games_begun=self.progress.begun,
         )
 
     def attach(self, slot: int, key: str, link: Link) -> SeatPipe | Error:
@@ -150,16 +181,17 @@ class Table:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(grace_s):
                     await self._unattached.wait()
-        # Counted before the seat connections go: their leaving releases slots too, and each of
-        # those bots' matches is cut short all the same.
-        cut_short = sum(slot not in self.released for slot in range(len(self.sessions)))
+        leaving = [slot for slot in range(len(self.sessions)) if slot not in self.released]
+        # Released (and counted as cut short) before their seat connections go: a connection's
+        # end releases its slot with "its referee's connection … closed", which would reach the
+        # bot first and blame its referee for what ``reason`` says (a shutdown, an admin's close).
+        self.released.update(leaving)
         # All at once: one seat connection slow to close must not hold up the others'.
         await asyncio.gather(*(sink.detach(reason) for sink in list(self.sinks.values())))
         self.sinks.clear()
-        leaving = [slot for slot in range(len(self.sessions)) if slot not in self.released]
-        self.released.update(leaving)
+        self._unattached.set()
         # A bot whose match this cuts short is told so (`BotSession.tell_aborted`): to each at
         # once, as above.
         await asyncio.gather(*(lobby.release(self.sessions[slot], reason) for slot in leaving))
         await lobby.notify()
-        self.log.info("table_closed", reason=reason, seats_cut_short=cut_short)
+        self.log.info("table_closed", reason=reason, seats_cut_short=len(leaving))
