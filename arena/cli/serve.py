@@ -15,6 +15,7 @@ import typer
 from arena.cli.common import between, existing_file, fail, log_level_option, print_json
 from arena.errors import ArenaError, ServerLost
 from arena.server.sessions import DEFAULT_RECONNECT_GRACE_S
+from arena.server.wire import TableStatus
 from arena.transports.base import Seat
 
 tokens_app = typer.Typer(
@@ -278,7 +279,16 @@ def lobby(
             f"  {bot.name:<20} {bot.state:<7} {bot.transport:<9} {','.join(bot.games)}{where}"
         )
     for table in report.tables:
-        typer.echo(f"  table {table.table} {table.game}: {', '.join(table.bots)} {table.label}")
+        typer.echo(
+            f"  table {table.table} {table.game}: {', '.join(table.bots)}"
+            f"{_match_progress(table)} {table.label}".rstrip()
+        )
+
+
+def _match_progress(table: TableStatus) -> str:
+    if table.match_games is None:
+        return ", match not started" if not table.games_begun else ""
+    return f", game {table.games_begun} of {table.match_games}"
 
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:

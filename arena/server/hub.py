@@ -193,7 +193,7 @@ class Hub:
         table = await self._new_table(canonical_name(game), bots, start_timeout_s, label, "local")
         if isinstance(table, Error):
             raise TableUnavailable(table.text)
-        seats = [LocalSeat(session) for session in table.sessions]
+        seats = [LocalSeat(session, table.progress) for session in table.sessions]
         for slot, seat in enumerate(seats):
             table.bind(slot, seat)
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from arena.server.sessions import BotSession, Frame
+from arena.server.tables import MatchProgress
 from arena.transports.base import SeatFailure
 from protocol.games.common import MatchEnd, MatchStart
 from protocol.messages import Action, Error, ErrorCode, Event, Request
@@ -19,8 +20,9 @@ from protocol.messages import Action, Error, ErrorCode, Event, Request
 class LocalSeat:
     """The `Seat` of one slot of a table, for a referee in the server's own event loop."""
 
-    def __init__(self, session: BotSession) -> None:
+    def __init__(self, session: BotSession, progress: MatchProgress | None = None) -> None:
         self.session = session
+        self.progress = progress
         self.bot = session.name
         self._pending: tuple[int, asyncio.Future[Action]] | None = None
         self._closed: str | None = None
@@ -34,7 +36,7 @@ class LocalSeat:
             or isinstance(message, Error)
             or isinstance(message.payload, MatchStart | MatchEnd)
         ):
-            await self.session.to_bot(Frame.of(message))
+            await self.to_bot(Frame.of(message))
 
     async def ask(self, request: Request) -> Action:
         if self._closed is not None:
@@ -42,10 +44,15 @@ class LocalSeat:
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
         self._pending = (request.seq, future)
         try:
-            await self.session.to_bot(Frame.of(request))
+            await self.to_bot(Frame.of(request))
             return await future
         finally:
             self._pending = None
+
+    async def to_bot(self, frame: Frame) -> None:
+        if self.progress is not None:
+            self.progress.see(frame)
+        await self.session.to_bot(frame)
 
     def _settle(self, seq: int | None, outcome: Action | SeatFailure) -> None:
         pending = self._pending

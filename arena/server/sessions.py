@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import structlog
 
 from protocol.codec import encode
-from protocol.games.common import GameStart
+from protocol.games.common import GameStart, MatchStart
 from protocol.messages import Action, Bye, Error, ErrorCode, Event, Request
 
 log = structlog.get_logger(__name__)
@@ -174,6 +174,8 @@ class Frame:
     game_start: bool = False
     payload_kind: str | None = None
     """An event's ``payload.kind`` (``match_start``, ``match_end``, …)."""
+    match_games: int | None = None
+    """A ``match_start``'s number of games."""
 
     @classmethod
     def of(cls, message: Event | Error | Request) -> Frame:
@@ -186,6 +188,9 @@ class Frame:
             message.game,
             isinstance(message, Event) and isinstance(message.payload, GameStart),
             message.payload.kind if isinstance(message, Event) else None,
+            message.payload.games
+            if isinstance(message, Event) and isinstance(message.payload, MatchStart)
+            else None,
         )
 
     @classmethod
@@ -204,6 +209,7 @@ class Frame:
             return value if isinstance(value, kind) and not isinstance(value, bool) else None
 
         kind = payload.get("kind") if isinstance(payload, dict) else None
+        games = payload.get("games") if isinstance(payload, dict) else None
         return cls(
             text,
             str(data.get("type")),
@@ -213,6 +219,7 @@ class Frame:
             typed("game", str),
             kind == "game_start",
             kind if isinstance(kind, str) else None,
+            games if kind == "match_start" and type(games) is int else None,
         )
 
 

@@ -115,6 +115,12 @@ class TableStatus(WireModel):
     game: str = Field(description="the game")
     bots: list[str] = Field(description="bot names, by slot")
     label: str = Field(description="the label given at open_table")
+    match_games: int | None = Field(
+        default=None, description="games in the table's match, once its match_start is sent"
+    )
+    games_begun: int = Field(
+        default=0, description="games of that match begun so far, the one in play included"
+    )
 
 
 class StatusReport(AdminMessage):
