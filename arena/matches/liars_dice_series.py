@@ -197,10 +197,11 @@ def first_player(opener: Opener, game: int, bot_won_last: bool | None = None) ->
     is the previous game's result for the bot (``None`` before the first)."""
     if opener == "alternate":
         return game % 2
-    if opener == "bot" or bot_won_last is None:
-        return 0
+    # Before the None check: the personality opens every game, the first included.
     if opener == "opponent":
         return 1
+    if opener == "bot" or bot_won_last is None:
+        return 0
     loser = 1 if bot_won_last else 0
     return loser if opener == "loser" else 1 - loser
 
