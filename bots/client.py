@@ -339,7 +339,11 @@ class BotClient:
             return first.reason
         if not isinstance(first, Welcome):
             raise ClientRefused(f"expected welcome, got {first.type}")
-        resumed = first.resume_token == self.resume_token
+        # A server that admits a restarted bot by its token gives its session back under a
+        # resume token this process never had: only the server can say it resumed.
+        resumed = (
+            first.resumed if first.resumed is not None else first.resume_token == self.resume_token
+        )
         self.welcomes += 1
         self.resumes += resumed
         self._save_resume(first.resume_token)

@@ -149,11 +149,11 @@ class Envelope(WireModel):
     )
 
 
-FEATURES: Final = ("bank_ms", "refusal_codes", "match_aborted")
+FEATURES: Final = ("bank_ms", "refusal_codes", "match_aborted", "resumed")
 """The v1 additions a bot may ask for in ``hello.features``; the server sends each only to a bot
 that asked, so a bot written before them (which refuses unknown fields and codes) still plays:
 ``bank_ms`` on requests, the refusal codes ``name_in_use`` and ``resume_unknown`` (else
-``auth_failed``, as before them), and the ``match_aborted`` notice."""
+``auth_failed``, as before them), the ``match_aborted`` notice, and ``welcome.resumed``."""
 
 
 class Hello(Envelope):
@@ -176,9 +176,10 @@ class Hello(Envelope):
         default=None,
         max_length=16,
         description="(v1 addition) the additions this bot understands, of `bank_ms`, "
-        "`refusal_codes`, `match_aborted`: the server sends each only to a bot that lists it "
-        "(names it does not know are ignored). A server older than the field refuses a hello "
-        "that has it with `bad_message` and keeps the connection: say hello again without it",
+        "`refusal_codes`, `match_aborted`, `resumed`: the server sends each only to a bot "
+        "that lists it (names it does not know are ignored). A server older than the field "
+        "refuses a hello that has it with `bad_message` and keeps the connection: say hello "
+        "again without it",
     )
 
 
@@ -190,6 +191,12 @@ class Welcome(Envelope):
     session: str = Field(description="session id, for logs")
     resume_token: str = Field(
         description="send in hello.resume to take back your seat after a drop"
+    )
+    resumed: bool | None = Field(
+        default=None,
+        description="(v1 addition `resumed`) true when this hello took back the bot's session "
+        "(its seat, a pending request): by its resume token, or on a server with tokens by "
+        "the bot's token while the session was absent; false for a new session",
     )
 
 

@@ -60,6 +60,7 @@ class Admitted:
             name=self.session.name,
             session=self.session.session_id,
             resume_token=self.session.resume_token,
+            resumed=self.resumed if "resumed" in self.session.features else None,
         )
 
 
