@@ -252,7 +252,17 @@ async def _play(clients: list[BotClient]) -> list[str]:
             loop.remove_signal_handler(number)
 
 
-@app.command("run")
+# One paragraph per string line, not a docstring: typer keeps a docstring's line breaks (in
+# the parent command's list, and after the first paragraph) and cuts sentences there.
+RUN_HELP = (
+    "Connect a bot to a server and play until told to stop.\n\n"
+    "With --copies N on a server with --tokens, every copy (NAME-0 … NAME-(N-1)) is its own bot "
+    "and needs its own token: `arena tokens add NAME-0`, …, then --token once per copy or "
+    "ARENA_BOT_TOKEN_<NAME> per copy."
+)
+
+
+@app.command("run", help=RUN_HELP)
 def run(
     strategy: str = typer.Argument(..., metavar="NAME", help="bot strategy (see `bots list`)"),
     url: str = typer.Option(
@@ -309,12 +319,6 @@ def run(
         "backoff) instead of stopping; Ctrl-C or SIGTERM stops it",
     ),
 ) -> None:
-    """Connect a bot to a server and play until told to stop.
-
-    With --copies N on a server with --tokens, every copy (NAME-0 … NAME-(N-1)) is its own bot
-    and needs its own token: `arena tokens add NAME-0`, …, then --token once per copy or
-    ARENA_BOT_TOKEN_<NAME> per copy.
-    """
     try:
         configure_logging(log_level, log_json)
     except LogSetupError as exc:

@@ -289,7 +289,15 @@ def _emit(report: Report, json_output: bool, show: Callable[[Report], None]) -> 
         raise typer.Exit(1)
 
 
-@audit_app.command("bridge")
+# One paragraph per string line, not a docstring: typer keeps a docstring's line breaks (in
+# the parent command's list, and after the first paragraph) and cuts sentences there.
+BRIDGE_HELP = (
+    "Bridge: hand patterns, HCP of a hand and of N+S, card × seat and card × position; beside "
+    "them, seed 000's published pattern and points tables tested against the exact laws."
+)
+
+
+@audit_app.command("bridge", help=BRIDGE_HELP)
 def bridge_cmd(
     deals: int = typer.Option(
         100_000, "--deals", callback=at_least(260, at_most=MAX_DEALS), help=DEALS_HELP
@@ -298,8 +306,6 @@ def bridge_cmd(
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
     planted: str | None = typer.Option(None, "--planted", help=PLANTED_HELP),
 ) -> None:
-    """Bridge: hand patterns, HCP of a hand and of N+S, card × seat and card × position; beside
-    them, seed 000's published pattern and points tables tested against the exact laws."""
     shuffle = _planted(planted, PLANTED_SHUFFLES)
     report = _run(lambda s, n, p: audit_bridge(s, n, shuffle=shuffle, progress=p), deals, seed)
     _emit(_label_planted(report, planted), json_output, _show_bridge)
@@ -365,6 +371,12 @@ def deal_bridge_cmd(
     out.print(deal.to_pbn(), markup=False)
 
 
+DEALING_BENCH_HELP = (
+    "Bridge dealer audit, vectorised, against the one-by-one dealer (target: 10⁶ deals ≤ 30 s, "
+    "judged only at --deals 1000000)."
+)
+
+
 def dealing_bench_cmd(
     deals: int = typer.Option(
         1_000_000,
@@ -384,8 +396,6 @@ def dealing_bench_cmd(
     ),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Bridge dealer audit, vectorised, against the one-by-one dealer (target: 10⁶ deals ≤ 30 s,
-    judged only at --deals 1000000)."""
     try:
         with interrupt_exits(None):
             bench, report = run_dealing_bench(
@@ -438,4 +448,4 @@ def dealing_bench_cmd(
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
     app.add_typer(audit_app, name="audit")
     app.add_typer(deal_app, name="deal")
-    bench_app.command("dealing")(dealing_bench_cmd)
+    bench_app.command("dealing", help=DEALING_BENCH_HELP)(dealing_bench_cmd)

@@ -13,6 +13,7 @@ import typer
 from arena.cli.common import (
     MAX_MATCH_GAMES,
     at_least,
+    config_label,
     console,
     fail,
     fresh_seed,
@@ -54,17 +55,37 @@ NONE = "—"
 """A figure that does not exist (the mean of no solved game), in text output."""
 
 
+EVADER_RUNS = 100
+"""Games against the evader when --runs is not given (`arena bench bulls-cows`'s default too)."""
+
+
 def _histogram_line(histogram: Mapping[int, int]) -> str:
     return "  ".join(f"{k}:{v}" for k, v in histogram.items()) or NONE
 
 
-@bc_app.command("eval")
+# One paragraph per string line, not docstrings: typer keeps a docstring's line breaks (in
+# `arena bench --help`'s list, and after a command's first paragraph) and cuts sentences there.
+EVAL_HELP = (
+    "Play every secret once against a fixed answerer (or RUNS games against the evader) and print "
+    "how many were solved, the mean/max guesses and histogram of the solved games, and the "
+    "time.\n\n"
+    "This drives the engine and the bot's synchronous core directly, without the async referee, "
+    "so the time measured is the strategy's, not the messaging's."
+)
+
+
+@bc_app.command("eval", help=EVAL_HELP)
 def eval_cmd(
     guesser: str = typer.Option(..., "--guesser", help=f"one of {GUESSER_NAMES}"),
     answerer: str = typer.Option("fixed", help="fixed (every secret once) or evader"),
     digits: int = typer.Option(3, help="symbols per code"),
     alphabet: str = typer.Option("123456789", help="the symbols codes are made of"),
-    runs: int = typer.Option(100, help="games against the evader (its ties vary per run)"),
+    runs: int | None = typer.Option(
+        None,
+        show_default=False,
+        help="games against the evader (its ties vary per run); only with --answerer evader "
+        f"\\[default: {EVADER_RUNS}]",
+    ),
     seed: str = typer.Option("0", help="seed text of the guesser's and evader's streams"),
     max_guesses: int = typer.Option(
         20,
@@ -73,13 +94,6 @@ def eval_cmd(
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
-    """Play every secret once against a fixed answerer (or RUNS games against the evader) and
-    print how many were solved, the mean/max guesses and histogram of the solved games, and the
-    time.
-
-    This drives the engine and the bot's synchronous core directly, without the async referee,
-    so the time measured is the strategy's, not the messaging's.
-    """
     from arena.bench.bulls_cows import evaluate
     from arena.games.bulls_cows import code_space
     from bots.bulls_cows import GUESSERS
@@ -88,6 +102,15 @@ def eval_cmd(
         fail(f"unknown guesser {guesser!r}; known: {GUESSER_NAMES}")
     if answerer not in ("fixed", "evader"):
         fail(f"unknown answerer {answerer!r}; known: fixed, evader")
+    if runs is not None and answerer != "evader":
+        # Refused, not ignored: the fixed answerer plays every secret once, so a --runs given
+        # with it would read as a number of games it never played.
+        fail(
+            "--runs is the number of games against the evader: give it with --answerer evader "
+            "(the fixed answerer plays every secret once)"
+        )
+    if runs is None:
+        runs = EVADER_RUNS
     if runs < 1:
         fail("--runs must be at least 1")
     _check_space(digits, alphabet)
@@ -108,12 +131,16 @@ def eval_cmd(
             progress=advance,
         )
     if json_output:
-        print_json(report.to_json())
+        # The seed ties the figures to the streams that gave them, as a match's JSON does.
+        print_json({**report.to_json(), "seed": seed})
         return
     what = f"{report.games} secrets" if answerer == "fixed" else f"{report.games} games vs evader"
     mean = NONE if report.mean is None else f"{report.mean:.4f}"
     maximum = NONE if report.maximum is None else str(report.maximum)
-    typer.echo(f"{guesser} on {digits} of {alphabet}, {what}, at most {max_guesses} guesses each")
+    typer.echo(
+        f"{guesser} on {digits} of {alphabet}, {what}, at most {max_guesses} guesses each, "
+        f"seed {seed!r}"
+    )
     typer.echo(f"  solved                 {report.solved} of {report.games}")
     if report.unsolved:
         typer.echo(f"  unsolved               {report.unsolved}")
@@ -160,6 +187,12 @@ def load_bot_spec(text: str, option: str) -> tuple[str, dict[str, Any], str]:
     return strategy, data, name
 
 
+MATCH_HELP = (
+    "A 1A2B duel series through the referee, alternating who starts: in-process strategies, or "
+    "with --server the two named bots connected to an arena server."
+)
+
+
 def match_cmd(
     a: str = typer.Option(..., "--a", help="bot A: a strategy name or a TOML config file"),
     b: str = typer.Option(..., "--b", help="bot B: a strategy name or a TOML config file"),
@@ -191,8 +224,6 @@ def match_cmd(
         None, "--server", callback=server_url, help=SERVER_HELP.replace("--bots names", "--a/--b")
     ),
 ) -> None:
-    """A 1A2B duel series through the referee, alternating who starts: in-process strategies,
-    or with --server the two named bots connected to an arena server."""
     from arena.matches.bulls_cows import play_series
     from bots.bulls_cows import BotConfigError
 
@@ -267,12 +298,15 @@ def match_cmd(
     except BotConfigError as exc:
         fail(str(exc))
     written = written_record(recorder)
+    # With --server a config was refused above: a side's config is the file it was given as.
+    configs = (a if is_config_file(a) else None, b if is_config_file(b) else None)
     with interrupt_after_play([written]):
-        _show_series(report, games, digits, alphabet, seed_text, written, json_output)
+        _show_series(report, configs, games, digits, alphabet, seed_text, written, json_output)
 
 
 def _show_series(
     report: SeriesReport,
+    configs: tuple[str | None, str | None],
     games: int,
     digits: int,
     alphabet: str,
@@ -281,27 +315,44 @@ def _show_series(
     json_output: bool,
 ) -> None:
     if json_output:
-        # The seed (a fresh one is shown on stderr too) and the record tie the figures to the
-        # games that gave them.
-        print_json({**report.to_json(), "seed": seed_text, "record": record})
+        # The seed (a fresh one is shown on stderr too), the configs and the record tie the
+        # figures to the games that gave them.
+        print_json(
+            {
+                **report.to_json(),
+                "config_a": configs[0],
+                "config_b": configs[1],
+                "seed": seed_text,
+                "record": record,
+            }
+        )
         return
     low, high = report.ci95
-    first, second = report.names
+    # `play_series` makes two equal names NAME#1 and NAME#2, so the two sides never read alike,
+    # and a side that played a config names its file: an A/B comparison of configs says which
+    # side was which.
+    first, second = (
+        config_label(name, config) for name, config in zip(report.names, configs, strict=True)
+    )
+    width = max(20, len(first), len(second))
     typer.echo(f"1A2B duel, {games} games, {digits} of {alphabet}, seed {seed_text!r}")
-    typer.echo(f"  {first:<20} wins {report.wins[0]}")
-    typer.echo(f"  {second:<20} wins {report.wins[1]}")
-    typer.echo(f"  draws                     {report.draws}")
-    reasons = ", ".join(f"{k} {v}" for k, v in sorted(report.reasons.items()))
-    typer.echo(f"  endings                   {reasons}")
+    typer.echo(f"  {first:<{width}} wins {report.wins[0]}")
+    typer.echo(f"  {second:<{width}} wins {report.wins[1]}")
+
+    def line(label: str, figure: str) -> None:
+        typer.echo(f"  {label:<{width + 5}} {figure}")
+
+    line("draws", str(report.draws))
+    line("endings", ", ".join(f"{k} {v}" for k, v in sorted(report.reasons.items())))
     # A zero-width interval from identical games would read as a difference known exactly.
     caveat = " (every game the same: no spread to measure)" if report.no_spread else ""
-    typer.echo(
-        f"  score difference A-B      {report.mean_diff:+.3f} per game, "
-        f"95% CI [{low:+.3f}, {high:+.3f}]{caveat}"
+    line(
+        "score difference A-B",
+        f"{report.mean_diff:+.3f} per game, 95% CI [{low:+.3f}, {high:+.3f}]{caveat}",
     )
     if any(report.penalties):
-        typer.echo(f"  penalties                 {report.penalties[0]} / {report.penalties[1]}")
-    typer.echo(f"  time                      {report.seconds:.2f} s")
+        line("penalties", f"{report.penalties[0]} / {report.penalties[1]}")
+    line("time", f"{report.seconds:.2f} s")
 
 
 def missed(figures: Mapping[str, Any]) -> None:
@@ -311,6 +362,14 @@ def missed(figures: Mapping[str, Any]) -> None:
         raise typer.Exit(1)
 
 
+BENCH_HELP = (
+    "1A2B figures side by side: super comparison and optimal over all 504 secrets, every sound "
+    "guesser against the evader, the best 4-digit guesser, decision latency, with the random "
+    "guesser measured in the same run, over 8 seeds, as the baseline. Exits 1 when a target is "
+    "missed."
+)
+
+
 def bench_cmd(
     seed: str = typer.Option(
         "0",
@@ -318,14 +377,10 @@ def bench_cmd(
         "play every secret once for each of the seeds {seed}-0 … {seed}-7",
     ),
     runs: int = typer.Option(
-        100, callback=at_least(1), help="games of each guesser against the evader"
+        EVADER_RUNS, callback=at_least(1), help="games of each guesser against the evader"
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
-    """1A2B figures side by side: super comparison and optimal over all 504 secrets, every
-    sound guesser against the evader, the best 4-digit guesser, decision latency, with the
-    random guesser measured in the same run, over 8 seeds, as the baseline. Exits 1 when a
-    target is missed."""
     from arena.bench.bulls_cows import render_seed_claims, render_targets, run_bench
 
     with interrupt_exits(None):
@@ -392,5 +447,5 @@ def bench_cmd(
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
     app.add_typer(bc_app, name="bulls-cows")
-    match_app.command("bulls-cows")(match_cmd)
-    bench_app.command("bulls-cows")(bench_cmd)
+    match_app.command("bulls-cows", help=MATCH_HELP)(match_cmd)
+    bench_app.command("bulls-cows", help=BENCH_HELP)(bench_cmd)

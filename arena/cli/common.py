@@ -90,7 +90,9 @@ _LIVE_BARS: list[_ArenaProgress] = []
 def progress_bar(
     console: Console, *, transient: bool, remaining: bool = True, disable: bool = False
 ) -> Progress:
-    """The arena's progress bar: label, bar, done/total, elapsed (and remaining) time."""
+    """The arena's progress bar: label, bar, done/total, elapsed (and remaining) time. A
+    transient bar on a console that is not interactive (stderr piped or redirected) draws
+    nothing, so it is disabled: rich would still end it with a newline, a blank line in a log."""
     columns: list[ProgressColumn] = [
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -99,6 +101,7 @@ def progress_bar(
     ]
     if remaining:
         columns.append(TimeRemainingColumn())
+    disable = disable or (transient and not console.is_interactive)
     return _ArenaProgress(*columns, console=console, transient=transient, disable=disable)
 
 
@@ -155,6 +158,12 @@ def lineup_tag(players: Sequence[str], setup: Mapping[str, Any]) -> str:
     digest = hashlib.sha256(described.encode("utf-8")).hexdigest()[:8]
     names = _UNSAFE.sub("_", "-".join(players))[:_SAFE_SEED_LENGTH]
     return f"{names}-{digest}"
+
+
+def config_label(name: str, config: str | Path | None) -> str:
+    """How a bot reads in a match's text: ``NAME``, or ``NAME (FILE)`` when it played a config
+    file, so that an A/B comparison of configs says which side played which."""
+    return name if config is None else f"{name} ({config})"
 
 
 def record_path(directory: Path, prefix: str, seed: str, lineup: str = "") -> Path:

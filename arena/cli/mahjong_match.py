@@ -271,6 +271,15 @@ async def _play_remote(
     )
 
 
+# One paragraph per string line, not a docstring: typer keeps a docstring's line breaks (in
+# the parent command's list, and after the first paragraph) and cuts sentences there.
+MATCH_MAHJONG_HELP = (
+    "Play the competition mahjong match (seed 003 §4.1) between bots: in-process strategies, or "
+    "with --server the named bots connected to an arena server. A program given a config "
+    "(--config-a/--config-b, --config) is named after the file in the figures and records."
+)
+
+
 def match_mahjong(
     bots: str = typer.Option(
         ..., "--bots", help="strategies, comma-separated: four (rotate) or two (--layout ab)"
@@ -337,9 +346,6 @@ def match_mahjong(
     ),
     server: str | None = typer.Option(None, "--server", callback=server_url, help=SERVER_HELP),
 ) -> None:
-    """Play the competition mahjong match (seed 003 §4.1) between bots: in-process strategies,
-    or with --server the named bots connected to an arena server. A program given a config
-    (--config-a/--config-b, --config) is named after the file in the figures and records."""
     names = tuple(split_names(bots, "--bots"))
     if layout is None:
         # Two programs can only play the A/B layout, as a league of two mahjong bots does.
@@ -522,5 +528,5 @@ def bench_mahjong_match(
 
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
-    match_app.command("mahjong")(match_mahjong)
+    match_app.command("mahjong", help=MATCH_MAHJONG_HELP)(match_mahjong)
     bench_app.command("mahjong-match")(bench_mahjong_match)

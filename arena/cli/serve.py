@@ -224,7 +224,15 @@ def _given(context: _OptionSources, name: str) -> bool:
     return source is not None and source.name != "DEFAULT"
 
 
-@tokens_app.command("add")
+# One paragraph per string line, not a docstring: typer keeps a docstring's line breaks (in
+# the parent command's list, and after the first paragraph) and cuts sentences there.
+TOKENS_ADD_HELP = (
+    "Create a token: printed once on stdout, stored only as its SHA-256. A name that already has "
+    "a token is refused unless --replace is given."
+)
+
+
+@tokens_app.command("add", help=TOKENS_ADD_HELP)
 def tokens_add(
     name: str = typer.Argument(..., help="bot (or admin) name"),
     file: Path = typer.Option(DEFAULT_TOKENS, "--file", help="tokens file to update"),
@@ -238,8 +246,6 @@ def tokens_add(
         False, "--replace", help="issue a new token for a name that has one (the old one stops)"
     ),
 ) -> None:
-    """Create a token: printed once on stdout, stored only as its SHA-256. A name that already
-    has a token is refused unless --replace is given."""
     from arena.server.auth import add_token
 
     try:
@@ -251,15 +257,17 @@ def tokens_add(
     typer.echo(f"stored the {kind} token of {name} in {file} (shown only now)", err=True)
 
 
+LOBBY_HELP = (
+    "Show the bots connected to a server and its open tables.\n\n"
+    "A server with --tokens wants an admin: its name from ARENA_ADMIN_NAME (default 'admin') and "
+    "its token from ARENA_ADMIN_TOKEN (see `arena tokens add NAME --admin`)."
+)
+
+
 def lobby(
     server: str = typer.Option("ws://127.0.0.1:8765", help="server URL"),
     json_output: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
-    """Show the bots connected to a server and its open tables.
-
-    A server with --tokens wants an admin: its name from ARENA_ADMIN_NAME (default 'admin') and
-    its token from ARENA_ADMIN_TOKEN (see `arena tokens add NAME --admin`).
-    """
     from arena.server.remote import server_status
 
     try:
@@ -296,5 +304,5 @@ def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -
 
     bench_app.command("network")(bench_network)
     app.command("serve")(serve)
-    app.command("lobby")(lobby)
+    app.command("lobby", help=LOBBY_HELP)(lobby)
     app.add_typer(tokens_app, name="tokens")
