@@ -23,6 +23,7 @@ from arena.matches.liars_dice_series import (
     Duel,
     Opener,
     Progress,
+    first_player,
     make_ld_bot,
     play_direct,
     play_duel,
@@ -30,7 +31,7 @@ from arena.matches.liars_dice_series import (
 )
 from arena.matches.stats import Interval, clustered_mean_interval, mean_interval
 from arena.processes import run_in_processes
-from bots.liars_dice import PERSONALITIES, LiarsDiceBot
+from bots.liars_dice import PERSONALITIES, LiarsDiceBot, group_members
 from bots.liars_dice.bayes import raise_failed_save
 from bots.liars_dice.opponent_model import TablesSaveError
 
@@ -54,6 +55,9 @@ class Gauntlet:
     seconds: float
     driver: Driver = "referee"
     opener: Opener = "alternate"
+    seed_games: int | None = None
+    """Pooled over seeds (`pool_gauntlets`): the games of each seed, which follow each other in
+    a duel's outcomes; ``None``: one seed, ``games``."""
 
     @property
     def mean(self) -> float:
@@ -66,10 +70,7 @@ class Gauntlet:
         taken as one binomial sample of 32 × n games, the interval was 1.4–2.3 times too narrow
         on the eight-seed target runs). Every duel has the same number of games, so the mean of
         the rates is the rate over all games."""
-        return clustered_mean_interval(
-            by_game([[float(won) for won in duel.outcomes] for duel in self.duels]),
-            bounds=(0.0, 1.0),
-        )
+        return _mean_rate(self.duels)
 
     def below(self, floor: float) -> list[Duel]:
         """Duels won less often than ``floor``."""
@@ -79,6 +80,66 @@ class Gauntlet:
         """Duels whose whole 95% interval lies under ``floor``: misses the games prove, where a
         rate merely under it may be noise."""
         return [d for d in self.duels if d.interval().high < floor]
+
+    def by_group(self) -> list[tuple[str, list[Duel], Interval]]:
+        """The personalities by group (`Traits.group`: honest or liar, preferring to challenge or
+        to bid), each with its duels and their mean win rate, clustered by game index as
+        `mean_interval` is; opponents that are not personalities are in no group."""
+        duels = {duel.opponent: duel for duel in self.duels}
+        groups = []
+        for group, names in group_members(duels).items():
+            members = [duels[name] for name in names]
+            groups.append((group, members, _mean_rate(members)))
+        return groups
+
+    def bot_opened(self, duel: Duel) -> list[bool]:
+        """Game by game, whether the bot opened: `first_player`, which `play_duel` follows,
+        replayed over the outcomes of each seed's games (every seed starts a new duel)."""
+        per_seed = max(1, self.seed_games or self.games)
+        opened: list[bool] = []
+        for start in range(0, len(duel.outcomes), per_seed):
+            games = duel.outcomes[start : start + per_seed]
+            opened += [
+                first_player(self.opener, k, games[k - 1] if k else None) == 0
+                for k in range(len(games))
+            ]
+        return opened
+
+    def opening_split(self, duel: Duel) -> dict[str, dict[str, int]]:
+        """The duel's games and wins when the bot opened (``bot``) and when the opponent did."""
+        opened = self.bot_opened(duel)
+        return {
+            side: {
+                "games": sum(1 for bot_opens in opened if bot_opens == wanted),
+                "wins": sum(
+                    won
+                    for won, bot_opens in zip(duel.outcomes, opened, strict=True)
+                    if bot_opens == wanted
+                ),
+            }
+            for side, wanted in (("bot", True), ("opponent", False))
+        }
+
+    def by_opener(self, floor: float = FLOOR) -> dict[str, dict[str, Any]]:
+        """Over every personality, the games the bot opened (``bot``) and those the opponent
+        opened: games, wins, the win rate (``None`` without games) and the personalities won
+        against less often than ``floor`` in those games."""
+        splits = [(duel.opponent, self.opening_split(duel)) for duel in self.duels]
+        summary: dict[str, dict[str, Any]] = {}
+        for side in ("bot", "opponent"):
+            games = sum(split[side]["games"] for _, split in splits)
+            wins = sum(split[side]["wins"] for _, split in splits)
+            summary[side] = {
+                "games": games,
+                "wins": wins,
+                "win_rate": round(wins / games, 4) if games else None,
+                "below_floor": [
+                    name
+                    for name, split in splits
+                    if split[side]["games"] and split[side]["wins"] / split[side]["games"] < floor
+                ],
+            }
+        return summary
 
     @property
     def decisions_per_game(self) -> float:
@@ -97,7 +158,7 @@ class Gauntlet:
             "seed": self.seed,
             "driver": self.driver,
             "opener": self.opener,
-            "results": [d.to_json() for d in self.duels],
+            "results": [self._result(d) for d in self.duels],
             "mean": round(self.mean, 4),
             "mean_ci95": self.mean_interval().to_json(),
             "min": round(min((d.win_rate for d in self.duels), default=0.0), 4),
@@ -110,7 +171,34 @@ class Gauntlet:
             "seconds": round(self.seconds, 3),
             "games_per_second": round(self.games_per_second, 1),
             "give_ups": sum(d.give_ups for d in self.duels),
+            "groups": [
+                {
+                    "group": group,
+                    "opponents": [duel.opponent for duel in members],
+                    "wins": sum(duel.wins for duel in members),
+                    "games": sum(duel.games for duel in members),
+                    "mean_ci95": interval.to_json(),
+                }
+                for group, members, interval in self.by_group()
+            ],
+            "by_opener": self.by_opener(floor),
         }
+
+    def _result(self, duel: Duel) -> dict[str, Any]:
+        traits = PERSONALITIES.get(duel.opponent)
+        return (
+            duel.to_json()
+            | ({} if traits is None else {"traits": traits.to_json()})
+            | {"by_opener": self.opening_split(duel)}
+        )
+
+
+def _mean_rate(duels: Sequence[Duel]) -> Interval:
+    """The mean win rate of ``duels`` with its 95% interval, clustered by game index
+    (`Gauntlet.mean_interval`)."""
+    return clustered_mean_interval(
+        by_game([[float(won) for won in duel.outcomes] for duel in duels]), bounds=(0.0, 1.0)
+    )
 
 
 def run_gauntlet(
@@ -182,6 +270,7 @@ def pool_gauntlets(runs: Sequence[Gauntlet]) -> Gauntlet:
         sum(run.seconds for run in runs),
         first.driver,
         first.opener,
+        first.seed_games or first.games,
     )
 
 
@@ -290,11 +379,46 @@ class Gain:
             for duel, base in pairs
         ]
 
-    def to_json(self) -> dict[str, Any]:
-        base = self.baseline.to_json()
+    def by_group(self) -> list[tuple[str, Interval]]:
+        """The gain against each group of personalities (`Gauntlet.by_group`), clustered by game
+        index as `interval` is."""
+        pairs = {
+            duel.opponent: (duel, base)
+            for duel, base in zip(self.bot.duels, self.baseline.duels, strict=True)
+        }
+        return [
+            (
+                group,
+                clustered_mean_interval(
+                    by_game([_differences(*pairs[name]) for name in names]),
+                    bounds=GAME_DIFFERENCE,
+                ),
+            )
+            for group, names in group_members(pairs).items()
+        ]
+
+    def to_json(self, floor: float = FLOOR) -> dict[str, Any]:
+        base = self.baseline.to_json(floor)
+        kept = (
+            "bot",
+            "results",
+            "mean",
+            "mean_ci95",
+            "min",
+            "floor",
+            "give_ups",
+            "groups",
+            "by_opener",
+        )
         return {
-            "baseline": {key: base[key] for key in ("bot", "results", "mean", "min", "give_ups")},
+            "baseline": {key: base[key] for key in kept},
             "gain": self.interval().to_json(),
+            "gain_by_opponent": [
+                {"opponent": name, "gain": gain.to_json()} for name, gain in self.by_opponent()
+            ],
+            "gain_by_group": [
+                {"group": group, "gain": gain.to_json()} for group, gain in self.by_group()
+            ],
         }
 
 

@@ -41,6 +41,7 @@ from typing import Any, Literal
 from arena.bench.liars_dice import FLOOR, Gain, Gauntlet, pool_gauntlets, run_gauntlet
 from arena.matches.liars_dice_series import Driver, Duel, Opener, Progress
 from arena.matches.stats import CONFIDENCE, Interval, proportion_interval
+from bots.liars_dice import PERSONALITIES
 
 Verdict = Literal["met", "missed", "not shown"]
 
@@ -329,10 +330,15 @@ class TargetRun:
         else:
             verdict = "not shown"
         estimates = [gain.estimate for _, gain in gains]
+        # The first three counts part the types; those with no clear gain are among the types
+        # that do not show the gain (most of them also fall short), so they are said apart.
+        between = len(gains) - len(shows) - len(short)
+        line = f"{100 * SEED_GAIN:.0f}"
         measured = (
-            f"of {len(gains)} types, {len(shows)} gain {100 * SEED_GAIN:.0f} points or more "
-            f"(interval above 0), {len(short)} wholly under {100 * SEED_GAIN:.0f}, "
-            f"{len(no_gain)} with no clear gain; gains from {100 * min(estimates):+.1f} to "
+            f"of {len(gains)} types, {len(shows)} gain {line} points or more (interval above "
+            f"0), {len(short)} wholly under {line}, {between} in between; of the "
+            f"{len(gains) - len(shows)} that do not gain {line}, {len(no_gain)} with no clear "
+            f"gain (interval reaching 0); gains from {100 * min(estimates):+.1f} to "
             f"{100 * max(estimates):+.1f} points, median {100 * median(estimates):+.1f}"
         )
         return TargetCheck(
@@ -366,6 +372,10 @@ class TargetRun:
         for bot, base in GAINS:
             for name, gain in self.type_gains(bot, base):
                 by_type[name][f"{bot}_minus_{base}"] = gain.to_json()
+        for name, figures in by_type.items():
+            traits = PERSONALITIES.get(name)
+            if traits is not None:
+                figures["traits"] = traits.to_json()
         return {
             "opener": self.opener,
             "games": self.games,
@@ -376,7 +386,32 @@ class TargetRun:
             "bots": bots,
             "gains": gains,
             "by_type": [{"opponent": name, **figures} for name, figures in by_type.items()],
+            "by_group": self.groups_json(),
         }
+
+    def group_rates(self, bot: str) -> list[tuple[str, list[str], Interval]]:
+        """``bot``'s pooled mean win rate against each group of personalities
+        (`Gauntlet.by_group`): (group, its personalities, the rate)."""
+        return [
+            (group, [duel.opponent for duel in members], rate)
+            for group, members, rate in self.pooled(bot).by_group()
+        ]
+
+    def group_gains(self, bot: str, baseline: str) -> dict[str, Interval]:
+        """``bot``'s gain over ``baseline`` against each group, paired over every seed."""
+        return dict(Gain(self.pooled(bot), self.pooled(baseline)).by_group())
+
+    def groups_json(self) -> list[dict[str, Any]]:
+        groups: dict[str, dict[str, Any]] = {}
+        for bot in TARGET_BOTS:
+            for group, members, rate in self.group_rates(bot):
+                groups.setdefault(group, {"group": group, "opponents": members})[bot] = (
+                    rate.to_json()
+                )
+        for bot, base in GAINS:
+            for group, gain in self.group_gains(bot, base).items():
+                groups[group][f"{bot}_minus_{base}"] = gain.to_json()
+        return list(groups.values())
 
 
 def measure_targets(

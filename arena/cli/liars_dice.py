@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import math
-import stat
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -49,7 +48,7 @@ from arena.matches.liars_dice_series import MatchReport, run_match
 from arena.matches.stats import Interval
 from arena.referee import TimeControl
 from arena.transports.inprocess import InProcessSeat
-from bots.liars_dice import PERSONALITIES, ConfigError, ModelError, load_model
+from bots.liars_dice import ConfigError, ModelError, load_model
 from bots.liars_dice.bayes import raise_failed_save
 from bots.registry import BotConfigError, UnknownBotError, config_for, make_bot, read_config
 
@@ -82,6 +81,38 @@ def bot_config(path: Path | None, bot: str) -> dict[str, Any]:
     return data
 
 
+def announce_kept_tables(configs: Mapping[str, Mapping[str, Any]]) -> None:
+    """On stderr, for each bot (by name) whose config keeps learnt tables (``tables_dir``): whose
+    tables it starts from, or that there are none yet. A run then depends on what earlier runs
+    left in that directory, which nothing else in the output shows."""
+    for bot, config in configs.items():
+        directory = config.get("tables_dir")
+        if not isinstance(directory, str):
+            continue
+        where = Path(directory)
+        shown = directory if where.is_absolute() else f"{directory} (in {Path.cwd()})"
+        files = sorted(where.glob("*.json")) if where.is_dir() else []
+        if not files:
+            err.print(
+                escape(f"{bot}: no learnt tables yet in {shown}; this run writes them there"),
+                soft_wrap=True,
+            )
+            continue
+        try:
+            games = sum(load_model(file).games for file in files)
+        except ModelError as exc:
+            # The bot was built with them moments ago: only a file changed since reaches here.
+            fail(str(exc))
+        err.print(
+            escape(
+                f"{bot}: starts from the learnt tables of {len(files)} opponent"
+                f"{'' if len(files) == 1 else 's'} ({games} games) in {shown}, and extends "
+                "them; empty that directory to start afresh"
+            ),
+            soft_wrap=True,
+        )
+
+
 def span(interval: Interval) -> str:
     return f"{interval.low:.1%}–{interval.high:.1%}"
 
@@ -91,99 +122,14 @@ def seed_label(seed: str) -> str:
     return seed if seed else "''"
 
 
-@ld_app.command("personalities")
-def personalities() -> None:
-    """List the 32 test personalities and their traits."""
-    for name, traits in PERSONALITIES.items():
-        out.print(f"{name:>7}  {traits.describe()}", markup=False)
-
-
-MODEL_HELP = (
-    "Show what the Bayesian player learnt about an opponent (seed 002 §4.3; the seed's 'show "
-    "profile', 圖 5.5): the tables it saved with the bot option tables_dir. PATH is one "
-    "<opponent>.json file or a directory of them. Probabilities are read as the player reads "
-    "them (smoothed, an unseen situation reads 1/2); trust is n/(n+10), the chance that the "
-    "player uses the network in that situation."
-)
-
-
-@ld_app.command("model", help=MODEL_HELP)
-def model_command(
-    path: Path = typer.Argument(..., help="a tables file, or a directory of them", readable=False),
-    json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
-) -> None:
-    try:
-        found = path.stat()
-    except (FileNotFoundError, NotADirectoryError):
-        fail(f"{path} does not exist")
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror or exc}")
-    files = [path]
-    if stat.S_ISDIR(found.st_mode):
-        try:
-            # Listed here, not by glob, which takes a directory it may not read for an empty one.
-            files = sorted(file for file in path.iterdir() if file.name.endswith(".json"))
-        except OSError as exc:
-            fail(f"cannot read the directory {path}: {exc.strerror or exc}")
-        if not files:
-            fail(f"{path} holds no tables (*.json); the bayes option tables_dir writes them")
-    try:
-        profiles = [load_model(file).profile() | {"file": str(file)} for file in files]
-    except ModelError as exc:
-        fail(str(exc))
-    if json_output:
-        print_json({"models": profiles})
-        return
-    for profile in profiles:
-        show_profile(profile)
-
-
-def show_profile(profile: dict[str, Any], out: Console = out) -> None:
-    """One opponent's learnt tables, as the Bayesian player reads them (圖 5.5)."""
-    openings = profile["its_openings"]
-    # The opponent's name (a person's --name) and the path are text, not markup.
-    out.print(
-        f"[bold]{escape(profile['opponent'])}[/]: {profile['games']} games learnt "
-        f"({escape(profile['file'])})\n"
-        f"its openings: {openings['seen']} seen, trust {openings['trust']:.2f}, "
-        f"lie {openings['p_lie']:.0%} (count − its dice of the face > 1)"
-    )
-    out.print("its answers to our bid of count A (圖 4.9):")
-    responses = Table(box=box.SIMPLE)
-    for column in ("A", "seen", "trust", "supports", "challenges s/u", "lies s/u"):
-        responses.add_column(column, justify="right")
-    for row in profile["its_responses"]:
-        responses.add_row(
-            str(row["our_count"]),
-            str(row["seen"]),
-            f"{row['trust']:.2f}",
-            f"{row['p_support']:.0%}",
-            f"{row['p_challenge_supported']:.0%} / {row['p_challenge_unsupported']:.0%}",
-            f"{row['p_lie_supported']:.0%} / {row['p_lie_unsupported']:.0%}",
-        )
-    out.print(responses)
-    out.print("our openings, challenged at once (圖 4.10b):")
-    ours = Table(box=box.SIMPLE)
-    for column in ("count", "seen", "trust", "challenged"):
-        ours.add_column(column, justify="right")
-    for row in profile["our_openings"]:
-        ours.add_row(
-            str(row["count"]), str(row["seen"]), f"{row['trust']:.2f}", f"{row['p_challenged']:.0%}"
-        )
-    out.print(ours)
-    out.print(
-        "supports: our count − its dice of our face < 3; lies: its count − its dice > 1\n"
-        "s/u: when its dice support our face / when they do not\n"
-    )
-
-
 MATCH_HELP = (
     "Play A against B (--a/--b), or a table of two to five bots (--bots), through the referee: "
     "in-process strategies, or with --server bots connected to an arena server. A duel "
     "alternates seats and opener. A table plays every seating in turn (N! of them for N bots, "
     "seat 0 opening) and gives each bot's share of games among the winners with a 95% interval "
-    "against the fair share; use a ruleset for that many players (e.g. --rules "
-    "liars_dice_party for four)."
+    "against the fair share. Without --rules a table plays the default rules (five dice "
+    "each, one round) for that many players; a ruleset given with --rules must be for that "
+    "many (e.g. --rules liars_dice_party for four)."
 )
 
 
@@ -279,8 +225,8 @@ def match_command(
     if config:
         fail("--config BOT=FILE is for tables (--bots); a duel takes --config-a/--config-b")
     if server is None:
-        a, config_a = _strategy_of(a, config_a, "--a", "--config-a")
-        b, config_b = _strategy_of(b, config_b, "--b", "--config-b")
+        a, config_a = strategy_of(a, config_a, "--a", "--config-a")
+        b, config_b = strategy_of(b, config_b, "--b", "--config-b")
     _duel(
         a,
         b,
@@ -297,12 +243,12 @@ def match_command(
     )
 
 
-def _strategy_of(
+def strategy_of(
     given: str, config: Path | None, option: str, config_option: str
 ) -> tuple[str, Path | None]:
-    """The strategy and config of ``--a``/``--b``: a strategy name with its ``--config-a``, or a
-    config file (``.toml``) whose ``strategy`` key names the strategy, as `arena match
-    bulls-cows --a FILE` takes one."""
+    """The strategy and config of ``--a``/``--b`` (or the gauntlet's ``--bot``/``--baseline``):
+    a strategy name with its ``--config-a``, or a config file (``.toml``) whose ``strategy`` key
+    names the strategy, as `arena match bulls-cows --a FILE` takes one."""
     if Path(given).suffix != ".toml":
         return given, config
     if config is not None:
@@ -345,6 +291,9 @@ def _duel(
         refuse_config_on_server(f"--config-a {config_a}" if config_a else f"--config-b {config_b}")
     options_a, options_b = (
         ({}, {}) if server is not None else (bot_config(config_a, a), bot_config(config_b, b))
+    )
+    announce_kept_tables(
+        {f"{a} (A)": options_a, f"{b} (B)": options_b} if a == b else {a: options_a, b: options_b}
     )
     try:
         with (
@@ -511,6 +460,7 @@ def _table(
     if server is not None and len(set(names)) != len(names):
         fail("--bots must name different bots on the server")
     configs = {} if server is not None else table_configs(config, names)
+    announce_kept_tables(configs)
     seatings = math.factorial(len(names))
     if games % seatings:
         err.print(
@@ -611,7 +561,11 @@ def _show_table(
 
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
-    # These modules add `arena liars-dice gauntlet`, `play` and `targets` to ld_app.
+    # These modules add `arena liars-dice personalities` and `model`, then `gauntlet`, `play`
+    # and `targets`, to ld_app: `arena liars-dice --help` lists them in that order.
+    import arena.cli.liars_dice_players
+
+    # isort: split
     import arena.cli.liars_dice_gauntlet
     import arena.cli.liars_dice_play
     import arena.cli.liars_dice_targets  # noqa: F401

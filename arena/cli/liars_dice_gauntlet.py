@@ -12,8 +12,17 @@ from rich.table import Table
 
 from arena.bench.liars_dice import FLOOR, Gain, Gauntlet, pool_gauntlets, run_gauntlet
 from arena.bench.liars_dice_charts import plot_trends
-from arena.cli.common import at_least, between, fail, output_directory, print_json, split_names
+from arena.cli.common import (
+    MAX_MATCH_GAMES,
+    at_least,
+    between,
+    fail,
+    output_directory,
+    print_json,
+    split_names,
+)
 from arena.cli.liars_dice import (
+    announce_kept_tables,
     bot_config,
     config_label,
     err,
@@ -22,6 +31,7 @@ from arena.cli.liars_dice import (
     progress,
     seed_label,
     span,
+    strategy_of,
 )
 from arena.errors import ArenaError
 from arena.matches.liars_dice_series import OPENERS, Driver, Opener
@@ -29,7 +39,7 @@ from bots.liars_dice import PERSONALITIES, ConfigError
 from bots.registry import UnknownBotError
 
 DRIVER_HELP = (
-    "referee: every game through the async referee with in-process seats (default); direct: a "
+    "referee: every game through the async referee with in-process seats; direct: a "
     "synchronous loop over the same engine interface and the same bot objects, about twice as "
     "fast, identical games"
 )
@@ -39,7 +49,9 @@ GAUNTLET_HELP = (
     "Play BOT against each of the 32 personalities of seed 002 §5.1 (a fresh BOT per "
     "personality, the first player alternating unless --opener says otherwise) and print the "
     "win rate against each. Game k against every personality uses the same dice, so two bots "
-    "run with one seed are compared on identical deals. Progress goes to stderr; --plot writes "
+    "run with one seed are compared on identical deals. The results are also given by group "
+    "(honest or liar, preferring to challenge or to bid: arena liars-dice personalities) and by "
+    "who opened. Progress goes to stderr; --plot writes "
     "the seed's win-trend charts (cumulative wins against games, with the slope-1/2 and slope-1 "
     "guide lines)."
 )
@@ -47,9 +59,16 @@ GAUNTLET_HELP = (
 
 @ld_app.command("gauntlet", help=GAUNTLET_HELP)
 def gauntlet(
-    bot: str = typer.Option("random-guess", "--bot", help="the bot to test"),
+    bot: str = typer.Option(
+        "random-guess",
+        "--bot",
+        help="the bot to test: a strategy, or a config file naming its strategy",
+    ),
     games: int = typer.Option(
-        500, "--games", callback=at_least(1), help="games against each personality"
+        500,
+        "--games",
+        callback=at_least(1, at_most=MAX_MATCH_GAMES),
+        help="games against each personality",
     ),
     seed: str | None = typer.Option(
         None, "--seed", help="match seed (any text, or 64 hex digits) \\[default: 1]"
@@ -75,8 +94,8 @@ def gauntlet(
     baseline: str | None = typer.Option(
         None,
         "--baseline",
-        help="also run this bot on the same dice and give BOT's gain over it with a 95% "
-        "interval (paired game by game)",
+        help="also run this bot (a strategy, or a config file naming its strategy) on the same "
+        "dice and give BOT's gain over it with a 95% interval (paired game by game)",
     ),
     baseline_config: Path | None = typer.Option(
         None, "--baseline-config", help="the baseline's config (TOML)", readable=False
@@ -127,8 +146,18 @@ def gauntlet(
     if plot is not None and len(seed_list) > 1:
         fail("--plot draws the games of one seed; give --seed")
     output_directory(plot, "--plot")
+    bot, config = strategy_of(bot, config, "--bot", "--config")
     options = bot_config(config, bot)
-    base_options = bot_config(baseline_config, baseline) if baseline is not None else {}
+    base_options: dict[str, Any] = {}
+    if baseline is not None:
+        baseline, baseline_config = strategy_of(
+            baseline, baseline_config, "--baseline", "--baseline-config"
+        )
+        base_options = bot_config(baseline_config, baseline)
+    sides = {bot: options} if baseline is None else {bot: options, baseline: base_options}
+    if baseline == bot:
+        sides = {f"{bot} (--bot)": options, f"{baseline} (--baseline)": base_options}
+    announce_kept_tables(sides)
     runs = [(bot, options)] + ([(baseline, base_options)] if baseline is not None else [])
     # One list of per-seed gauntlets for the bot, and one for the baseline.
     results: list[list[Gauntlet]] = []
@@ -168,7 +197,9 @@ def gauntlet(
         extra["config"] = None if config is None else str(config)
         if gain is not None:
             extra["baseline_config"] = None if baseline_config is None else str(baseline_config)
-        print_json(result.to_json(floor) | (gain.to_json() if gain is not None else {}) | extra)
+        print_json(
+            result.to_json(floor) | (gain.to_json(floor) if gain is not None else {}) | extra
+        )
     else:
         labels = (
             config_label(bot, config),
@@ -266,7 +297,7 @@ def _show_gauntlet(
         )
     )
     # The traits need a wide terminal; beside a baseline they would not fit at all.
-    with_traits = gain is None and out.width >= 100
+    with_traits = gain is None and out.width >= TRAITS_WIDTH
     table.add_column("opponent")
     if with_traits:
         table.add_column("traits", no_wrap=True)
@@ -280,7 +311,7 @@ def _show_gauntlet(
         style = "" if duel.win_rate >= floor else "bold red"
         row = [
             duel.opponent,
-            *([PERSONALITIES[duel.opponent].short()] if with_traits else []),
+            *([_traits(duel.opponent)] if with_traits else []),
             f"{duel.wins}/{duel.games}",
             f"[{style}]{duel.win_rate:.1%}[/]" if style else f"{duel.win_rate:.1%}",
             span(duel.interval()),
@@ -315,3 +346,58 @@ def _show_gauntlet(
                 "(paired by game, clustered by game index)"
             )
         )
+    _show_groups(result, gain, baseline_label)
+    _show_openers(result, floor)
+
+
+TRAITS_WIDTH = 120
+"""The terminal width from which the table shows each personality's traits."""
+
+
+def _traits(opponent: str) -> str:
+    traits = PERSONALITIES.get(opponent)
+    return "" if traits is None else traits.describe()
+
+
+def _show_groups(result: Gauntlet, gain: Gain | None, baseline_label: str) -> None:
+    """The mean win rate against each group of personalities (`Gauntlet.by_group`), and beside
+    a baseline its mean and the paired gain."""
+    groups = result.by_group()
+    if not groups:
+        return
+    table = Table(title="by group (honest or liar → the decision it prefers)")
+    for heading in ("group", "types", "win rate", "95% interval"):
+        table.add_column(heading, justify="left" if heading == "group" else "right")
+    if gain is not None:
+        table.add_column(escape(baseline_label), justify="right")
+        table.add_column("gain (95% interval)", justify="right")
+    base_groups = (
+        {} if gain is None else {group: rate for group, _, rate in gain.baseline.by_group()}
+    )
+    gains = {} if gain is None else dict(gain.by_group())
+    for group, members, rate in groups:
+        row = [group, str(len(members)), f"{rate.estimate:.1%}", span(rate)]
+        if gain is not None:
+            change = gains[group]
+            row += [
+                f"{base_groups[group].estimate:.1%}",
+                f"{100 * change.estimate:+.2f} [{100 * change.low:+.2f}, {100 * change.high:+.2f}]",
+            ]
+        table.add_row(*row)
+    out.print(table)
+
+
+def _show_openers(result: Gauntlet, floor: float) -> None:
+    """The win rate in the games the bot opened and in those it answered, when it did both."""
+    split = result.by_opener(floor)
+    opened, answered = split["bot"], split["opponent"]
+    if not opened["games"] or not answered["games"]:
+        return
+    out.print(
+        escape(
+            f"{result.bot} opened {opened['games']} games and won {opened['win_rate']:.1%} "
+            f"({len(opened['below_floor'])} types below {floor:.0%} in them); answered "
+            f"{answered['games']} and won {answered['win_rate']:.1%} "
+            f"({len(answered['below_floor'])} types below {floor:.0%})"
+        )
+    )

@@ -29,10 +29,11 @@ from arena.cli.common import (
     split_names,
     why_not_written,
 )
-from arena.cli.liars_dice import ld_app, show_profile, span, table_configs
+from arena.cli.liars_dice import announce_kept_tables, ld_app, span, table_configs
+from arena.cli.liars_dice_players import show_profile
 from arena.errors import ArenaError
 from arena.games.errors import GameError
-from arena.games.liars_dice import load_ruleset
+from arena.games.liars_dice import LiarsDiceRules, load_ruleset
 from arena.matches.liars_dice import check_table, in_process_seats
 from arena.matches.liars_dice_human import HumanSeat, HumanSession, Terminal, play_session
 from arena.records import JsonlRecorder
@@ -140,6 +141,7 @@ def play_command(
         fail(str(exc))
     output_directory(record, "--record")
     configs = table_configs(config, names)
+    announce_kept_tables(configs)
     # Shown only at the end: the dice of every game follow from it.
     seed_text = fresh_seed(seed)
     # Checked now, written at the end: a name taken by a directory must not cost the session.
@@ -153,7 +155,7 @@ def play_command(
     console = _stream_console(stream)
     try:
         bot_names, bot_seats = in_process_seats(names, seed_text, configs)
-        check_table([name, *bot_names], ruleset)
+        table_rules = check_table([name, *bot_names], ruleset)
     except (UnknownBotError, ConfigError, ArenaError) as exc:
         fail(str(exc))
     rich_out = Console(file=stream, highlight=False)
@@ -167,7 +169,10 @@ def play_command(
         else:
             console.say("Score: you won 0 of 0 games (no game has finished yet)")
         learners = [bot for bot in _bots(bot_seats) if isinstance(bot.strategy, Bayes)]
+        note = tables_note(table_rules)
         for bot in learners:
+            if note is not None:
+                console.say(f"note: {bot.name} {note}.")
             _show_bayes(console, rich_out, bot, name)
         if not learners:
             console.say("No Bayesian bot at the table: nothing learnt of you to show.")
@@ -274,12 +279,33 @@ def _bots(seats: list[Seat]) -> list[LiarsDiceBot]:
     ]
 
 
+def tables_note(rules: LiarsDiceRules) -> str | None:
+    """When a Bayesian bot reads its tables about the person under ``rules``, if not in every
+    round (``None``): its networks model one opponent in the seed's game (`Bayes.prepare`), so
+    in any other round it plays as random-guess."""
+    if rules.reroll:
+        when = "never under the re-roll rule: it plays as random-guess"
+    elif rules.players > 2 and not rules.series:
+        when = f"never at a table of {rules.players}: it plays as random-guess"
+    else:
+        limits = ["once only two seats have dice left"] if rules.players > 2 else []
+        limits += ["once ones have been bid in the round"] if rules.ones_wild else []
+        if not limits:
+            return None
+        when = "here only " + " and ".join(limits)
+    return (
+        "reads these tables only in a round between two seats, ones not wild, without the "
+        f"re-roll rule (the seed's game): {when}"
+    )
+
+
 def _show_bayes(console: Terminal, out: Console, bot: LiarsDiceBot, human: str) -> None:
     """The seed's 圖 5.5 for one Bayesian bot: its networks' tables about you, and the hand it
     imagines for you after its last decision."""
     strategy = bot.strategy
     assert isinstance(strategy, Bayes)
-    show_profile(strategy.model_for(human).profile() | {"file": f"{bot.name}, this session"}, out)
+    profile = strategy.model_for(human).profile() | {"file": f"{bot.name}, this session"}
+    show_profile(profile, out, learner=bot.name)
     if strategy.real_guess:
         hand = ", ".join(
             f"{face}: {strategy.soft.counts[face]:.1f} (≤ {strategy.soft.caps[face]:.1f})"

@@ -21,8 +21,8 @@ from arena.bench.liars_dice_targets import (
     points,
     spread,
 )
-from arena.cli.common import at_least, between, fail, print_json
-from arena.cli.liars_dice import ld_app, out, progress
+from arena.cli.common import MAX_MATCH_GAMES, at_least, between, fail, print_json
+from arena.cli.liars_dice import ld_app, out, progress, span
 from arena.cli.liars_dice_gauntlet import DRIVER_HELP, parse_driver, parse_seeds
 from arena.errors import ArenaError
 from arena.matches.liars_dice_series import OPENERS, Opener
@@ -43,7 +43,8 @@ TARGETS_HELP = (
     "Pooled intervals "
     "of a mean or a gain count game indices, not games (game k deals the same dice against every "
     "personality). For the network's 5–10 points a type counts when its gain is 5 points or more "
-    "with its interval above 0. --opener all runs "
+    "with its interval above 0. A table by group of personalities (honest or liar, preferring "
+    "to challenge or to bid) follows the verdicts. --opener all runs "
     "each rule for who opens and adds a summary (the table of docs/STRATEGIES.md)."
 )
 
@@ -59,14 +60,17 @@ def targets(
         "another",
     ),
     games: int = typer.Option(
-        500, "--games", callback=at_least(1), help="games against each personality"
+        500,
+        "--games",
+        callback=at_least(1, at_most=MAX_MATCH_GAMES),
+        help="games against each personality",
     ),
     seeds: str = typer.Option(
         "1-8",
         "--seeds",
         help="the seeds, pooled: comma-separated, ranges of whole numbers allowed (e.g. 1-8)",
     ),
-    driver: str = typer.Option("direct", "--driver", help=DRIVER_HELP + " (here the default)"),
+    driver: str = typer.Option("direct", "--driver", help=DRIVER_HELP),
     jobs: int = typer.Option(
         1, "--jobs", callback=at_least(1), help="worker processes per gauntlet (same results as 1)"
     ),
@@ -138,6 +142,27 @@ def _show_checks(run: TargetRun) -> None:
             verdict = f"[{STYLE[check.verdict]}]{check.verdict}[/]"
             table.add_row(escape(check.target), verdict, escape(check.measured))
         out.print(table)
+    _show_groups(run)
+
+
+def _show_groups(run: TargetRun) -> None:
+    """Each player's pooled mean win rate against each group of personalities, and bayes's gain
+    over random-guess there (the group figures of docs/STRATEGIES.md)."""
+    rates = {bot: {group: rate for group, _, rate in run.group_rates(bot)} for bot in TARGET_BOTS}
+    gains = run.group_gains(BAYES, RANDOM_GUESS)
+    table = Table(
+        title="by group (honest or liar → the decision it prefers), same games",
+        caption="mean win rate over the seeds (95% interval clustered by game index)",
+    )
+    table.add_column("group")
+    for heading in (*TARGET_BOTS, "bayes − random-guess"):
+        table.add_column(heading, justify="right", overflow="fold")
+    for group in rates[RANDOM_GUESS]:
+        cells = [
+            f"{rates[bot][group].estimate:.1%} ({span(rates[bot][group])})" for bot in TARGET_BOTS
+        ]
+        table.add_row(group, *cells, points(gains[group]))
+    out.print(table)
 
 
 def _show_summary(runs: list[TargetRun]) -> None:

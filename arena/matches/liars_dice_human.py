@@ -170,13 +170,16 @@ class HumanSeat:
             return [f"Round {payload.round + 1} (dice: {counts}); {opener}."]
         if isinstance(payload, DiceRolled) and payload.seat == self.seat:
             return [f"Your dice: {_dice(payload.dice)}"]
-        if isinstance(payload, BidMade) and payload.seat != self.seat:
-            return [f"{self._who(payload.seat)} bids {payload.count}x{payload.face}."]
-        if isinstance(payload, Rerolled) and payload.seat != self.seat:
-            return [
-                f"{self._who(payload.seat)} shows {_dice(payload.revealed)} and re-rolls "
-                f"{payload.rerolled} dice."
-            ]
+        # The person's own moves are echoed too, so that a transcript (or a log of the
+        # session) shows the bid a bot answers, not only the bot's answer.
+        if isinstance(payload, BidMade):
+            who = "You bid" if payload.seat == self.seat else f"{self._who(payload.seat)} bids"
+            return [f"{who} {payload.count}x{payload.face}."]
+        if isinstance(payload, Rerolled):
+            shown, rolled = _dice(payload.revealed), payload.rerolled
+            if payload.seat == self.seat:
+                return [f"You show {shown} and re-roll {rolled} dice."]
+            return [f"{self._who(payload.seat)} shows {shown} and re-rolls {rolled} dice."]
         if isinstance(payload, Reveal):
             return self._reveal(payload)
         if isinstance(payload, Penalty):

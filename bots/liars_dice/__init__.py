@@ -5,13 +5,21 @@ baseline. Strategies are pure classes; `LiarsDiceBot` wraps one as a `Bot`."""
 from bots.liars_dice.bayes import Bayes
 from bots.liars_dice.bot import BOTS, ConfigError, LiarsDiceBot
 from bots.liars_dice.opponent_model import ModelError, OpponentModel, load_model
-from bots.liars_dice.personality import PERSONALITIES, Personality, Probability, Traits
+from bots.liars_dice.personality import (
+    GROUPS,
+    PERSONALITIES,
+    Personality,
+    Probability,
+    Traits,
+    group_members,
+)
 from bots.liars_dice.random_guess import RandomGuess
 from bots.liars_dice.strategy import Strategy
 from bots.liars_dice.view import TableView
 
 __all__ = [
     "BOTS",
+    "GROUPS",
     "PERSONALITIES",
     "Bayes",
     "ConfigError",
@@ -24,5 +32,6 @@ __all__ = [
     "Strategy",
     "TableView",
     "Traits",
+    "group_members",
     "load_model",
 ]

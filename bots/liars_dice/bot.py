@@ -91,12 +91,13 @@ class LiarsDiceBot(Bot):
         return self.choose(request.match, request.game, request.observation)
 
 
-def _options(config: Mapping[str, Any], allowed: Mapping[str, type]) -> dict[str, Any]:
-    known = {"seed": str, **allowed}
+def _options(strategy: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` checked against ``strategy``'s options (`OPTIONS`)."""
+    known = {"seed": str, **OPTIONS[strategy]}
     out: dict[str, Any] = {}
     for key, value in config.items():
         if key not in known:
-            raise ConfigError(f"unknown liar's dice bot option {key!r}; known: {sorted(known)}")
+            raise ConfigError(_unknown_option(strategy, key, sorted(known)))
         wanted = known[key]
         if key == "seed" and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
@@ -108,6 +109,15 @@ def _options(config: Mapping[str, Any], allowed: Mapping[str, type]) -> dict[str
     return out
 
 
+def _unknown_option(strategy: str, key: str, known: list[str]) -> str:
+    """Names the strategies that do take ``key``: a config written for bayes (``tables_dir``)
+    given to random-guess is a config for the wrong bot, not a misspelt option."""
+    owners = [name for name, options in OPTIONS.items() if key in options]
+    named = " and ".join(filter(None, (", ".join(owners[:-1]), *owners[-1:])))
+    where = f": it is an option of {named}, not of {strategy}" if owners else ""
+    return f"unknown liar's dice bot option {key!r}{where}; {strategy} knows: {known}"
+
+
 _GUESS_OPTIONS: dict[str, type] = {
     "real_guess": bool,
     "guess": str,
@@ -115,6 +125,14 @@ _GUESS_OPTIONS: dict[str, type] = {
     "odds_for": str,
 }
 """The options random-guess and bayes share: 圖 6.1's real numbers and ch. 6's odds."""
+
+OPTIONS: dict[str, dict[str, type]] = {
+    "random-guess": _GUESS_OPTIONS,
+    "bayes": {**_GUESS_OPTIONS, "belief": str, "tables_dir": str, "networks": list},
+    "probability": {"reroll": bool},
+    **{type_name: {} for type_name in PERSONALITIES},
+}
+"""Each strategy's options besides ``seed``, which every one takes."""
 
 
 def _check_guess(options: Mapping[str, Any]) -> None:
@@ -130,16 +148,14 @@ def _check_guess(options: Mapping[str, Any]) -> None:
 
 
 def _random_guess(name: str, config: Mapping[str, Any]) -> Bot:
-    options = _options(config, _GUESS_OPTIONS)
+    options = _options("random-guess", config)
     seed = options.pop("seed", "0")
     _check_guess(options)
     return LiarsDiceBot(name, RandomGuess(**options), seed)
 
 
 def _bayes(name: str, config: Mapping[str, Any]) -> Bot:
-    options = _options(
-        config, {**_GUESS_OPTIONS, "belief": str, "tables_dir": str, "networks": list}
-    )
+    options = _options("bayes", config)
     seed = options.pop("seed", "0")
     _check_guess(options)
     belief = options.get("belief", "threshold")
@@ -157,14 +173,14 @@ def _bayes(name: str, config: Mapping[str, Any]) -> Bot:
 
 
 def _probability(name: str, config: Mapping[str, Any]) -> Bot:
-    options = _options(config, {"reroll": bool})
+    options = _options("probability", config)
     strategy = Probability(reroll=options.get("reroll", True))
     return LiarsDiceBot(name, strategy, options.get("seed", "0"))
 
 
 def _personality(type_name: str) -> Callable[[str, Mapping[str, Any]], Bot]:
     def factory(name: str, config: Mapping[str, Any]) -> Bot:
-        options = _options(config, {})
+        options = _options(type_name, config)
         strategy = Personality(type_name, PERSONALITIES[type_name])
         return LiarsDiceBot(name, strategy, options.get("seed", "0"))
 

@@ -189,6 +189,10 @@ class OpponentModel:
         """The model in ``data`` (a parsed tables file); `ModelError` says what is wrong."""
         if not isinstance(data, dict):
             raise ModelError("a liar's dice tables file holds one JSON object")
+        if "version" not in data:
+            # Some other JSON file: saying its version None is not supported would suggest
+            # that another arena wrote it.
+            raise ModelError("not a liar's dice tables file (no 'version' key)")
         if data.get("version") != MODEL_VERSION:
             raise ModelError(
                 f"liar's dice model version {data.get('version')!r} is not supported "
@@ -300,7 +304,7 @@ def load_model(path: Path) -> OpponentModel:
     except OSError as error:
         raise ModelError(f"cannot read {path}: {error.strerror or error}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ModelError(f"{path} is not JSON: {error}") from None
+        raise ModelError(f"{path} is not JSON, so not a liar's dice tables file: {error}") from None
     try:
         return OpponentModel.from_json(data)
     except ModelError as error:

@@ -281,7 +281,8 @@ def test_a_gain_of_five_points_whose_interval_holds_zero_does_not_count() -> Non
     # type3 and type4 (exactly no gain) have no clear gain; the median of +7, +7, +5 and 0 is 6.
     assert check.measured == (
         "of 4 types, 2 gain 5 points or more (interval above 0), 1 wholly under 5, "
-        "2 with no clear gain; gains from +0.0 to +7.0 points, median +6.0"
+        "1 in between; of the 2 that do not gain 5, 2 with no clear gain (interval reaching 0); "
+        "gains from +0.0 to +7.0 points, median +6.0"
     )
 
 
