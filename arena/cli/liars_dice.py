@@ -17,6 +17,7 @@ from rich.table import Table
 from arena.cli.common import (
     MAX_MATCH_GAMES,
     at_least,
+    config_label,
     fail,
     fresh_seed,
     interrupt_after_play,
@@ -346,12 +347,6 @@ def _duel(
     written = written_record(rec)
     with interrupt_after_play([written]):
         _show_duel(report, (config_a, config_b), games, seed, written, json_output)
-
-
-def config_label(name: str, config: Path | None) -> str:
-    """How a bot reads in a result: ``bayes``, or ``bayes (my/bayes.toml)`` when it played a
-    config, so that an A/B comparison of configs says which side played which."""
-    return name if config is None else f"{name} ({config})"
 
 
 def _show_duel(

@@ -16,6 +16,7 @@ from arena.cli.common import (
     MAX_MATCH_GAMES,
     at_least,
     between,
+    config_label,
     fail,
     output_directory,
     print_json,
@@ -24,7 +25,6 @@ from arena.cli.common import (
 from arena.cli.liars_dice import (
     announce_kept_tables,
     bot_config,
-    config_label,
     err,
     ld_app,
     out,
