@@ -4,9 +4,9 @@ games show it, missed when they show the opposite, not shown when they leave it 
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
+from fake_gauntlets import GAMES, played, won
 from typer.testing import CliRunner
 
 from arena.bench.liars_dice import Gauntlet
@@ -17,31 +17,13 @@ from arena.bench.liars_dice_targets import (
     TargetRun,
 )
 from arena.cli.main import app
-from arena.matches.liars_dice_series import Duel
 
 runner = CliRunner()
-GAMES = 400
 SEEDS = ["1", "2"]
 
 
-def _won(rate: float, key: str = "") -> list[bool]:
-    """``rate`` of the games won, at places drawn from ``key``: two bots' duels of one key pair
-    win for win as far as both go, while duels of different keys (personalities, seeds) win
-    and lose at unrelated game indices, as independent duels would (the pooled intervals are
-    clustered by game index)."""
-    order = list(range(GAMES))
-    random.Random(key).shuffle(order)
-    wins = set(order[: round(rate * GAMES)])
-    return [n in wins for n in range(GAMES)]
-
-
-def _played(bot: str, seed: str, outcomes: list[list[bool]]) -> Gauntlet:
-    duels = [Duel(f"type{k + 1}", games) for k, games in enumerate(outcomes)]
-    return Gauntlet(bot, GAMES, seed, duels, seconds=1.0, driver="direct")
-
-
 def _gauntlet(bot: str, seed: str, rates: list[float]) -> Gauntlet:
-    return _played(bot, seed, [_won(rate, f"{seed}/{k}") for k, rate in enumerate(rates)])
+    return played(bot, seed, [won(rate, f"{seed}/{k}") for k, rate in enumerate(rates)])
 
 
 def _run(
@@ -156,10 +138,8 @@ def test_the_seeds_words_the_games_leave_open_are_not_shown() -> None:
     bayes_type3 = [n >= 180 for n in range(GAMES)]
     rg_rates = {"1": [0.48, 0.65], "2": [0.52, 0.65]}
     runs = {
-        RANDOM_GUESS: [
-            _played(RANDOM_GUESS, s, [*map(_won, rg_rates[s]), rg_type3]) for s in SEEDS
-        ],
-        BAYES: [_played(BAYES, s, [_won(0.54), _won(0.65), bayes_type3]) for s in SEEDS],
+        RANDOM_GUESS: [played(RANDOM_GUESS, s, [*map(won, rg_rates[s]), rg_type3]) for s in SEEDS],
+        BAYES: [played(BAYES, s, [won(0.54), won(0.65), bayes_type3]) for s in SEEDS],
         PROBABILITY: [_gauntlet(PROBABILITY, s, [0.5, 0.5, 0.5]) for s in SEEDS],
     }
     run = TargetRun("alternate", GAMES, SEEDS, runs)

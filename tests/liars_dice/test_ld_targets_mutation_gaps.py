@@ -11,10 +11,10 @@ is played."""
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
 
 import pytest
+from fake_gauntlets import GAMES, played, won
 from typer.testing import CliRunner
 
 from arena.bench import liars_dice_targets
@@ -30,30 +30,14 @@ from arena.bench.liars_dice_targets import (
     spread,
 )
 from arena.cli.main import app
-from arena.matches.liars_dice_series import OPENERS, Duel, Opener
+from arena.matches.liars_dice_series import OPENERS, Opener
 
 runner = CliRunner()
-GAMES = 400
 SEEDS = ["1", "2"]
 
 
-def _won(rate: float, key: str) -> list[bool]:
-    """``rate`` of the games won, at places drawn from ``key``: two bots' duels of one key win
-    and lose together as far as both go (the better one wins a superset), duels of different
-    keys at unrelated game indices."""
-    order = list(range(GAMES))
-    random.Random(key).shuffle(order)
-    wins = set(order[: round(rate * GAMES)])
-    return [n in wins for n in range(GAMES)]
-
-
-def _played(bot: str, seed: str, outcomes: list[list[bool]]) -> Gauntlet:
-    duels = [Duel(f"type{k + 1}", games) for k, games in enumerate(outcomes)]
-    return Gauntlet(bot, GAMES, seed, duels, seconds=1.0, driver="direct")
-
-
 def _gauntlet(bot: str, seed: str, rates: list[float], salt: str = "") -> Gauntlet:
-    return _played(bot, seed, [_won(rate, f"{salt}{seed}/{k}") for k, rate in enumerate(rates)])
+    return played(bot, seed, [won(rate, f"{salt}{seed}/{k}") for k, rate in enumerate(rates)])
 
 
 def _run(
@@ -260,11 +244,11 @@ def _network_run(third_rg: list[bool], third_bayes: list[bool]) -> TargetRun:
     given."""
     runs: dict[str, list[Gauntlet]] = {RANDOM_GUESS: [], BAYES: []}
     for seed in SEEDS:
-        shared = [_won(0.60, f"{seed}/{k}") for k in range(2)]
-        better = [_won(0.67, f"{seed}/{k}") for k in range(2)]
-        level = _won(0.60, f"{seed}/3")
-        runs[RANDOM_GUESS].append(_played(RANDOM_GUESS, seed, [*shared, third_rg, level]))
-        runs[BAYES].append(_played(BAYES, seed, [*better, third_bayes, level]))
+        shared = [won(0.60, f"{seed}/{k}") for k in range(2)]
+        better = [won(0.67, f"{seed}/{k}") for k in range(2)]
+        level = won(0.60, f"{seed}/3")
+        runs[RANDOM_GUESS].append(played(RANDOM_GUESS, seed, [*shared, third_rg, level]))
+        runs[BAYES].append(played(BAYES, seed, [*better, third_bayes, level]))
     runs[PROBABILITY] = [_gauntlet(PROBABILITY, seed, [0.5] * 4) for seed in SEEDS]
     return TargetRun("alternate", GAMES, SEEDS, runs)
 
@@ -288,7 +272,7 @@ def test_a_gain_of_five_points_whose_interval_holds_zero_does_not_count() -> Non
 
 def test_half_the_types_short_of_five_points_miss_the_network_claim() -> None:
     # type3 level too: two types show the gain, two fall short ("missed if half or more").
-    level = _won(0.60, "level")
+    level = won(0.60, "level")
     run = _network_run(level, level)
     assert _verdict(run, "seed_network_gain") == "missed"
 

@@ -31,6 +31,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from arena.dealing import MatchSeed
 from arena.leagues.config import LeagueConfig
 from arena.leagues.runner import run_league
+from arena.matches.frame import MatchFrame
 from arena.records import Recorder
 from arena.referee import PlayedGame, play_game
 from arena.server.app import ArenaServer, ServerConfig
@@ -652,3 +653,28 @@ async def open_table(
 async def attach(peer: RawPeer, opened: dict[str, Any], slot: int, key: str) -> dict[str, Any]:
     await peer.send({"v": 1, "type": "attach", "table": opened["table"], "slot": slot, "key": key})
     return await peer.recv()
+
+
+async def dice_match(
+    seats: Sequence[Seat], names: Sequence[str], seed_text: str, games: int, match_id: str = "m"
+) -> None:
+    """A liar's dice match of ``games`` games framed as a match is (``match_start`` first,
+    ``match_end`` after the last game), seat 0 opening every game; games ``g0``, ``g1``, …"""
+    seed = MatchSeed.from_text(seed_text)
+    frame = MatchFrame("liars_dice", seed, list(seats), list(names), games=games, match_id=match_id)
+    await frame.start()
+    for index in range(games):
+        played = await play_game(
+            "liars_dice",
+            list(seats),
+            rules={},
+            seed=seed,
+            deal={"game_index": index, "first": 0},
+            players=list(names),
+            match_id=match_id,
+            game_id=f"g{index}",
+            deadline_ms=round(scaled(60_000)),
+            reveal=False,
+        )
+        frame.tally(list(names), played.result.scores)
+    await frame.finish()

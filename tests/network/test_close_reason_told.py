@@ -7,14 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
 
-from net_helpers import RawPeer, raw_peer, running_server, ws_url
+from net_helpers import RawPeer, dice_match, raw_peer, running_server, ws_url
 
-from arena.dealing import MatchSeed
 from arena.errors import ServerLost
-from arena.matches.frame import MatchFrame
-from arena.referee import play_game
 from arena.server.remote import remote_seats
 
 NAMES = ["alice", "bob"]
@@ -37,25 +33,6 @@ async def raise_for_ever(peer: RawPeer) -> None:
             await peer.send({"type": "action", "seq": message["seq"], "action": action})
 
 
-async def long_match(seats: list[Any]) -> None:
-    seed = MatchSeed.from_text("close reason")
-    frame = MatchFrame("liars_dice", seed, seats, NAMES, games=50, match_id="m")
-    await frame.start()
-    for index in range(50):
-        await play_game(
-            "liars_dice",
-            seats,
-            rules={},
-            seed=seed,
-            deal={"game_index": index, "first": 0},
-            players=NAMES,
-            match_id="m",
-            game_id=f"g{index}",
-            deadline_ms=60_000,
-            reveal=False,
-        )
-
-
 async def test_a_server_shutdown_tells_the_bots_it_is_the_server() -> None:
     async with (
         running_server() as server,
@@ -66,7 +43,7 @@ async def test_a_server_shutdown_tells_the_bots_it_is_the_server() -> None:
         await welcomed(bob, "bob")
         bob_plays = asyncio.create_task(raise_for_ever(bob))
         async with remote_seats(ws_url(server), NAMES, game="liars_dice") as seats:
-            match = asyncio.create_task(long_match(list(seats)))
+            match = asyncio.create_task(dice_match(list(seats), NAMES, "close reason", 50))
             await alice.recv_until("request", 30)
             await server.hub.close_all(SHUTDOWN)
             told = await alice.recv_until("error", 30)

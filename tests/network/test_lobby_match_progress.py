@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
 
 import pytest
-from net_helpers import RawPeer, raw_peer, running_server, scaled, wait_until, ws_url
+from net_helpers import RawPeer, dice_match, raw_peer, running_server, scaled, wait_until, ws_url
 
 from arena.cli.serve import _match_progress
-from arena.dealing import MatchSeed
-from arena.matches.frame import MatchFrame
-from arena.referee import play_game
 from arena.server.app import ArenaServer
 from arena.server.remote import remote_seats, server_status
 from arena.server.wire import TableStatus
@@ -39,27 +35,6 @@ async def answer(peer: RawPeer, held: asyncio.Event) -> None:
             legal = message["legal"]
             action = "challenge" if "challenge" in legal else legal[0]
             await peer.send({"type": "action", "seq": message["seq"], "action": action})
-
-
-async def match(seats: list[Any]) -> None:
-    seed = MatchSeed.from_text("progress")
-    frame = MatchFrame("liars_dice", seed, seats, NAMES, games=GAMES, match_id="m")
-    await frame.start()
-    for index in range(GAMES):
-        played = await play_game(
-            "liars_dice",
-            seats,
-            rules={},
-            seed=seed,
-            deal={"game_index": index, "first": 0},
-            players=NAMES,
-            match_id="m",
-            game_id=f"g{index}",
-            deadline_ms=round(scaled(60_000)),
-            reveal=False,
-        )
-        frame.tally(NAMES, played.result.scores)
-    await frame.finish()
 
 
 async def tables_of(server: ArenaServer) -> list[TableStatus]:
@@ -88,7 +63,7 @@ async def test_the_lobby_shows_the_game_a_table_is_on(referee: str, events: bool
                 (before,) = await tables_of(server)
                 assert (before.match_games, before.games_begun) == (None, 0)
                 assert _match_progress(before) == ", match not started"
-                playing = asyncio.create_task(match(list(seats)))
+                playing = asyncio.create_task(dice_match(list(seats), NAMES, "progress", GAMES))
 
                 async def on_game_two() -> bool:
                     (table,) = await tables_of(server)
