@@ -1,6 +1,8 @@
 """Shared test set-up: quiet logs (warnings only) so test output stays readable."""
 
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -19,3 +21,18 @@ def _quiet_logs_again() -> Iterator[None]:
     yield
     if logging_settings() != QUIET:
         configure_logging(*QUIET)
+
+
+@pytest.fixture
+def structured_logs(caplog: pytest.LogCaptureFixture) -> Callable[[], list[dict[str, Any]]]:
+    """The structured log entries of this test so far (its ``caplog``, read as dicts).
+
+    structlog's ``capture_logs`` sees nothing from a module's logger once that logger has been
+    used in the session (loggers are cached on first use), so a test using it passes alone and
+    fails after another test that happened to log through the same module."""
+    caplog.set_level(logging.DEBUG)
+
+    def entries() -> list[dict[str, Any]]:
+        return [record.msg for record in caplog.records if isinstance(record.msg, dict)]
+
+    return entries

@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 from net_helpers import LOOPBACK, running_server, scaled, wait_until
-from structlog.testing import capture_logs
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -345,12 +344,14 @@ async def drop(connection: ServerConnection) -> None:
     ],
 )
 async def test_a_seat_connection_lost_mid_request_says_whether_the_server_closed_it(
-    how: Callable[[ServerConnection], Awaitable[None]], reason: str
+    how: Callable[[ServerConnection], Awaitable[None]],
+    reason: str,
+    structured_logs: Callable[[], list[dict[str, Any]]],
 ) -> None:
-    with capture_logs() as logs:
-        async with seat_served_by(closing(how)) as seat:
-            with pytest.raises(ServerLost) as lost:
-                await ask(seat, 1)
+    async with seat_served_by(closing(how)) as seat:
+        with pytest.raises(ServerLost) as lost:
+            await ask(seat, 1)
+    logs = structured_logs()
     assert lost.value.reason == reason
     assert [entry["reason"] for entry in logs if entry["event"] == "seat_connection_closed"] == [
         reason
@@ -381,40 +382,44 @@ async def test_a_request_goes_out_at_once_behind_the_events_before_it() -> None:
     assert [parse_message(frame) for frame in seen] == [event(), request(1)]
 
 
-async def test_a_seat_closed_by_the_referee_logs_no_warning_and_leaves_no_reader() -> None:
+async def test_a_seat_closed_by_the_referee_logs_no_warning_and_leaves_no_reader(
+    structured_logs: Callable[[], list[dict[str, Any]]],
+) -> None:
     async def quiet(connection: ServerConnection) -> None:
         with contextlib.suppress(ConnectionClosed):
             await connection.wait_closed()
 
-    with capture_logs() as logs:
-        async with seat_served_by(quiet) as seat:
-            await seat.send(event())
-        readers = [
-            task
-            for task in asyncio.all_tasks()
-            if getattr(task.get_coro(), "__qualname__", "") == "WebSocketSeat._read"
-        ]
+    async with seat_served_by(quiet) as seat:
+        await seat.send(event())
+    readers = [
+        task
+        for task in asyncio.all_tasks()
+        if getattr(task.get_coro(), "__qualname__", "") == "WebSocketSeat._read"
+    ]
+    logs = structured_logs()
     assert readers == []
-    assert [entry for entry in logs if entry["log_level"] == "warning"] == []
+    assert [entry for entry in logs if entry["level"] == "warning"] == []
 
 
-async def test_a_peer_dropped_for_not_reading_is_logged_with_the_reason() -> None:
+async def test_a_peer_dropped_for_not_reading_is_logged_with_the_reason(
+    structured_logs: Callable[[], list[dict[str, Any]]],
+) -> None:
     """The operator's only word on why a bot vanished: the warning `peer_not_reading`."""
-    with capture_logs() as logs:
-        async with running_server(ping_interval_s=None) as server:
-            with socket.socket() as sock:
-                # A small window (set before connecting, so the server sees it from the start),
-                # and nothing read after the handshake: the server's pongs pile up unsent until
-                # the backlog cap drops the connection.
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-                sock.settimeout(scaled(20))
-                sock.connect((LOOPBACK, server.port))
-                await asyncio.to_thread(handshake, sock)
-                ping = masked_frame(PING_OPCODE, b"p" * 125) * 1000
-                with contextlib.suppress(OSError):
-                    for _ in range(3 * MAX_BACKLOG_BYTES // len(ping) + 1):
-                        await asyncio.to_thread(sock.sendall, ping)
-                await wait_until(lambda: not server.hub.connections, "the peer to be dropped")
+    async with running_server(ping_interval_s=None) as server:
+        with socket.socket() as sock:
+            # A small window (set before connecting, so the server sees it from the start),
+            # and nothing read after the handshake: the server's pongs pile up unsent until
+            # the backlog cap drops the connection.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.settimeout(scaled(20))
+            sock.connect((LOOPBACK, server.port))
+            await asyncio.to_thread(handshake, sock)
+            ping = masked_frame(PING_OPCODE, b"p" * 125) * 1000
+            with contextlib.suppress(OSError):
+                for _ in range(3 * MAX_BACKLOG_BYTES // len(ping) + 1):
+                    await asyncio.to_thread(sock.sendall, ping)
+            await wait_until(lambda: not server.hub.connections, "the peer to be dropped")
+    logs = structured_logs()
     dropped = [entry for entry in logs if entry["event"] == "peer_not_reading"]
     assert len(dropped) == 1
     assert "unread by the peer" in dropped[0]["why"]

@@ -12,11 +12,10 @@ import asyncio
 import copy
 import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
 from arena.protocol_doc import EXAMPLES, transcript_of
 from bots.adapters import WebSocketAdapter
@@ -55,23 +54,25 @@ def test_a_valid_frame_is_read(wants_events: bool) -> None:
     ],
 )
 def test_a_frame_the_server_would_refuse_is_a_bad_frame(
-    wants_events: bool, changes: dict[str, Any], code: ErrorCode
+    wants_events: bool,
+    changes: dict[str, Any],
+    code: ErrorCode,
+    structured_logs: Callable[[], list[dict[str, Any]]],
 ) -> None:
-    with capture_logs() as logs:
-        assert adapter(wants_events).decode(frame(**changes)) is None
-    assert [(entry["event"], entry["code"]) for entry in logs] == [
+    assert adapter(wants_events).decode(frame(**changes)) is None
+    assert [(entry["event"], entry["code"]) for entry in structured_logs()] == [
         ("bad_frame_from_server", code.value)
     ]
 
 
-def test_an_unwanted_event_is_dropped_unread_and_a_wanted_one_is_checked() -> None:
+def test_an_unwanted_event_is_dropped_unread_and_a_wanted_one_is_checked(
+    structured_logs: Callable[[], list[dict[str, Any]]],
+) -> None:
     event = '{"v": 1, "type": "event", "seq": "x", "payload": {}}'
-    with capture_logs() as logs:
-        assert adapter(False).decode(event) is None
-    assert logs == []
-    with capture_logs() as logs:
-        assert adapter(True).decode(event) is None
-    assert [entry["event"] for entry in logs] == ["bad_frame_from_server"]
+    assert adapter(False).decode(event) is None
+    assert structured_logs() == []
+    assert adapter(True).decode(event) is None
+    assert [entry["event"] for entry in structured_logs()] == ["bad_frame_from_server"]
 
 
 @functools.cache
