@@ -12,11 +12,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from net_helpers import RawPeer, raw_peer, running_server, scaled, ws_url
+from net_helpers import RawPeer, dice_match, raw_peer, running_server, scaled, ws_url
 
-from arena.dealing import MatchSeed
-from arena.matches.frame import MatchFrame
-from arena.referee import play_game
 from arena.server.app import ArenaServer
 from arena.server.remote import remote_seats
 from arena.transports.base import Seat
@@ -78,26 +75,8 @@ async def playing_along(*peers: tuple[RawPeer, list[dict[str, Any]] | None]) -> 
 
 
 async def a_match(seats: Sequence[Seat], games: int) -> None:
-    """A liar's dice match of ``games`` games between alice and bob, framed as a match is:
-    ``match_start`` first, ``match_end`` after the last game."""
-    seed = MatchSeed.from_text("aborted")
-    frame = MatchFrame("liars_dice", seed, list(seats), NAMES, games=games, match_id=MATCH)
-    await frame.start()
-    for index in range(games):
-        played = await play_game(
-            "liars_dice",
-            list(seats),
-            rules={},
-            seed=seed,
-            deal={"game_index": index, "first": 0},
-            players=NAMES,
-            match_id=MATCH,
-            game_id=f"g{index}",
-            deadline_ms=round(scaled(60_000)),
-            reveal=False,
-        )
-        frame.tally(NAMES, played.result.scores)
-    await frame.finish()
+    """A liar's dice match of ``games`` games between alice and bob (`dice_match`)."""
+    await dice_match(seats, NAMES, "aborted", games, MATCH)
 
 
 @asynccontextmanager
