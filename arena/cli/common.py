@@ -7,14 +7,11 @@ import hashlib
 import json
 import os
 import re
-import signal
 import stat
 import sys
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 from typing import Any, NoReturn, TypeVar
 
 import typer
@@ -30,6 +27,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from arena.cli.stopping import interrupted_exit
 from arena.dealing import MatchSeed
 from arena.files import probe_writable, why_not_written
 from arena.matches.stats import finite_json
@@ -500,53 +498,6 @@ def between(low: float, high: float) -> Callable[[typer.CallbackParam, float], f
 def _number(value: float) -> str:
     """A bound or value as typed: a whole number in full (``1000000``, not ``1e+06``)."""
     return str(value) if isinstance(value, int) else f"{value:g}"
-
-
-STOP_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
-"""The signals that stop a command the way Ctrl-C (SIGINT) does, once `stop_like_ctrl_c` is
-installed: what `kill`, `timeout`, systemd, ``docker stop`` and CI cancellation send, and what a
-dropped terminal or SSH session sends. SIGKILL cannot be caught: nothing runs after it."""
-
-_stopped_by: list[int] = []
-"""The stop signal that arrived first (empty: none, or only Ctrl-C)."""
-
-
-def _stop(number: int, _frame: FrameType | None) -> None:
-    """SIGTERM or SIGHUP: raise SIGINT, so that whatever handles Ctrl-C at this moment handles
-    this stop too — `asyncio.run` cancels its task (a match then writes its reveal line in its
-    ``finally``), a plain wait gets `KeyboardInterrupt`, `arena serve` starts its drain — and
-    every ``except KeyboardInterrupt`` path (one error line, the seed shown, a league's
-    workers stopped) applies unchanged. Where SIGINT is ignored (a background job of a
-    script: the shell ignores Ctrl-C for it), the stop is raised as `KeyboardInterrupt` here,
-    since the signal was meant to stop the command all the same."""
-    if _stopped_by:
-        return  # already stopping: a second SIGTERM or SIGHUP must not cut the clean-up short
-    _stopped_by.append(number)
-    if callable(signal.getsignal(signal.SIGINT)):
-        signal.raise_signal(signal.SIGINT)
-    else:
-        raise KeyboardInterrupt
-
-
-def stop_like_ctrl_c() -> None:
-    """Make `STOP_SIGNALS` stop the running command as Ctrl-C does (`_stop`); `arena`'s entry
-    point installs it before the command runs. A signal whose disposition is "ignore" (a
-    command started under ``nohup`` ignores SIGHUP) stays ignored; a handler a command installs
-    later (`arena serve`'s) takes over for its signal while it is in place."""
-    if threading.current_thread() is not threading.main_thread():
-        return  # signal handlers belong to the main thread
-    for number in STOP_SIGNALS:
-        if signal.getsignal(number) is signal.SIG_IGN:
-            continue
-        signal.signal(number, _stop)
-
-
-def interrupted_exit() -> int:
-    """The exit status of an interrupted command: 128 + the signal that stopped it, as a shell
-    reports a command killed by it (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP)."""
-    return 128 + (_stopped_by[0] if _stopped_by else signal.SIGINT)
 
 
 @contextmanager

@@ -13,13 +13,8 @@ from typing import NoReturn
 
 import typer
 
-from arena.cli.common import (
-    fail,
-    interrupted_exit,
-    log_level_option,
-    stop_like_ctrl_c,
-    version_option,
-)
+from arena.cli.common import fail, log_level_option, version_option
+from arena.cli.stopping import interrupted_exit, stop_like_ctrl_c
 from arena.logs import LOG_LEVELS, LogSetupError, configure_logging
 
 app = typer.Typer(

@@ -91,7 +91,7 @@ _SERVER_STOP_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
 """What stops `arena serve`: each starts the drain, and a second (of any of them) forces the
-end. SIGHUP is handled here, not left to `arena.cli.common.stop_like_ctrl_c`, whose handler
+end. SIGHUP is handled here, not left to `arena.cli.stopping.stop_like_ctrl_c`, whose handler
 ignores a repeated SIGHUP so that a command's own clean-up is never cut short."""
 
 

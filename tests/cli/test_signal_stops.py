@@ -144,17 +144,17 @@ def test_a_second_stop_signal_does_not_cut_the_clean_up_short(
     """Review of the stop: a second SIGTERM or SIGHUP (``kill; kill``, systemd's SIGTERM then
     SIGHUP) became a second Ctrl-C, which asyncio answers by raising `KeyboardInterrupt` in the
     middle of the clean-up, where it could swallow the seed. Only the first stop is passed on."""
-    from arena.cli import common
+    from arena.cli import stopping
 
     raised: list[int] = []
-    monkeypatch.setattr(common, "_stopped_by", [])
+    monkeypatch.setattr(stopping, "_stopped_by", [])
     monkeypatch.setattr(signal, "getsignal", lambda number: lambda *_args: None)
     monkeypatch.setattr(signal, "raise_signal", raised.append)
-    common._stop(signal.SIGTERM, None)
-    common._stop(signal.SIGHUP, None)
-    common._stop(signal.SIGTERM, None)
+    stopping._stop(signal.SIGTERM, None)
+    stopping._stop(signal.SIGHUP, None)
+    stopping._stop(signal.SIGTERM, None)
     assert raised == [signal.SIGINT]
-    assert common.interrupted_exit() == 128 + signal.SIGTERM
+    assert stopping.interrupted_exit() == 128 + signal.SIGTERM
 
 
 class InterruptedOnce:
