@@ -42,6 +42,7 @@ from arena.bench.mahjong_hands_report import judge
 from arena.bench.mahjong_recursive import (
     recursive_is_winning,
     recursive_waits,
+    set_removals,
     theorem_one_is_winning,
 )
 from arena.errors import ArenaError
@@ -452,6 +453,25 @@ def _timed_against_recursion(
     return row
 
 
+def _counted_against_recursion(hands: Sequence[Hand], wins: Sequence[bool]) -> dict[str, Any]:
+    """The sets removed per hand by the recursion and by theorem 1 (`set_removals`): counted,
+    so the same on every run and machine, unlike the times. ``disagreements``: hands where a
+    counting check's verdict differs from ``wins``."""
+    recursive = theorem1 = disagreements = 0
+    for hand, wins_it in zip(hands, wins, strict=True):
+        by_recursion, spent_recursion = set_removals(hand, backtrack=True)
+        by_theorem, spent_theorem = set_removals(hand, backtrack=False)
+        recursive += spent_recursion
+        theorem1 += spent_theorem
+        disagreements += by_recursion != wins_it or by_theorem != wins_it
+    return {
+        "recursive_per_hand": recursive / len(hands),
+        "theorem1_per_hand": theorem1 / len(hands),
+        "recursive_over_theorem1": recursive / theorem1 if theorem1 else None,
+        "disagreements": disagreements,
+    }
+
+
 def _against_recursion(
     rng: np.random.Generator,
     rounds: int,
@@ -482,6 +502,8 @@ def _against_recursion(
         )
         row: dict[str, Any] = {"hands": len(hands), "wins": sum(wins)}
         row.update(_timed_against_recursion(rounds, fns, hands))
+        row["set_removals"] = _counted_against_recursion(hands, wins)
+        disagreements += row["set_removals"].pop("disagreements")
         row["by_kind"] = {}
         for kind in sorted(set(kinds), key=_KIND_ORDER.index):
             subset = [h for h, k in zip(hands, kinds, strict=True) if k == kind]

@@ -357,6 +357,17 @@ def against_recursion_lines(results: dict[str, Any]) -> list[str]:
             for kind, v in row["by_kind"].items()
         )
         lines.append(f"  {_FAMILIES.get(key, key)}: {kinds}")
+    lines.append(
+        "sets removed per hand, counted (the same every run): recursion / theorem 1 "
+        "(the recursion's extra removals are the ones it undoes):"
+    )
+    for key, row in families.items():
+        counted = row["set_removals"]
+        over = counted["recursive_over_theorem1"]
+        lines.append(
+            f"  {_FAMILIES.get(key, key)}: {counted['recursive_per_hand']:.2f} / "
+            f"{counted['theorem1_per_hand']:.2f}" + ("" if over is None else f", {over:.3f}x")
+        )
     slower = [
         f"{_FAMILIES.get(key, key)} ({row['theorem1_plain_ratio']:.2f}x)"
         for key, row in families.items()

@@ -10,6 +10,9 @@ plainly in Python, with no tables, memoisation or pruning, on 34 counts as the a
   algorithm from our implementation's tables and C code.
 - `recursive_waits`: the plain wait search: add each of the 34 kinds in turn (while a copy is
   left) and run `recursive_is_winning`.
+- `set_removals`: the work of the two checks counted rather than timed, so the comparison does
+  not move with the machine's load: the sets each removes on a hand, the recursion's undone ones
+  included.
 """
 
 from __future__ import annotations
@@ -111,3 +114,52 @@ def recursive_waits(counts: Sequence[int]) -> list[int]:
                 found.append(t)
             c[t] -= 1
     return found
+
+
+def _removals(c: list[int], start: int, backtrack: bool) -> tuple[bool, int]:
+    """Can ``c`` split into sets only, and how many sets were removed finding out? With
+    ``backtrack`` as `_remove_sets` (a failed pung branch is undone and a chow tried); without,
+    theorem 1 (three copies or more: the pung, no other choice)."""
+    t = start
+    while t < _KINDS and c[t] == 0:
+        t += 1
+    if t == _KINDS:
+        return True, 0
+    removed = 0
+    if c[t] >= 3:
+        c[t] -= 3
+        found, after = _removals(c, t, backtrack)
+        c[t] += 3
+        removed += 1 + after
+        if found or not backtrack:
+            return found, removed
+    if _chow_starts(t) and c[t + 1] and c[t + 2]:
+        c[t] -= 1
+        c[t + 1] -= 1
+        c[t + 2] -= 1
+        found, after = _removals(c, t, backtrack)
+        c[t] += 1
+        c[t + 1] += 1
+        c[t + 2] += 1
+        return found, removed + 1 + after
+    return False, removed
+
+
+def set_removals(counts: Sequence[int], backtrack: bool) -> tuple[bool, int]:
+    """Whether the hand of 34 counts wins, and how many sets the check removed on the way:
+    every pair in the order both checks try them, up to the first that wins, then the recursion
+    (``backtrack``) or theorem 1's pass. Theorem 1's pass is the recursion's first branch, so
+    the difference is the work the recursion undoes."""
+    c = list(counts)
+    if sum(c) % 3 != 2:
+        return False, 0
+    removed = 0
+    for pair in range(_KINDS):
+        if c[pair] >= 2:
+            c[pair] -= 2
+            found, spent = _removals(c, 0, backtrack)
+            c[pair] += 2
+            removed += spent
+            if found:
+                return True, removed
+    return False, removed

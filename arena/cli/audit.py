@@ -53,7 +53,12 @@ audit_app = typer.Typer(
 )
 deal_app = typer.Typer(help="Show a deal of a match seed.", no_args_is_help=True)
 
-DEALS_HELP = "how many deals to make and tally"
+
+def _deals_help(least: int, why: str) -> str:
+    return f"how many deals to make and tally: at least {least} ({why}), at most 10⁹"
+
+
+FIVE_A_CELL = "so that every cell of the tallies expects 5, the chi-square test's rule of thumb"
 SEED_HELP = "64 hex digits, or any text (hashed); default: 256 fresh bits from the OS"
 JSON_HELP = "print one JSON object instead of tables"
 PLANTED_HELP = (
@@ -300,7 +305,10 @@ BRIDGE_HELP = (
 @audit_app.command("bridge", help=BRIDGE_HELP)
 def bridge_cmd(
     deals: int = typer.Option(
-        100_000, "--deals", callback=at_least(260, at_most=MAX_DEALS), help=DEALS_HELP
+        100_000,
+        "--deals",
+        callback=at_least(260, at_most=MAX_DEALS),
+        help=_deals_help(260, FIVE_A_CELL + ": 52 cards × positions"),
     ),
     seed: str | None = typer.Option(None, "--seed", help=SEED_HELP),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
@@ -311,16 +319,24 @@ def bridge_cmd(
     _emit(_label_planted(report, planted), json_output, _show_bridge)
 
 
-@audit_app.command("mahjong")
+MAHJONG_AUDIT_HELP = (
+    "Mahjong walls: every position holds every tile kind with probability 1/34; beside them, "
+    "the starting hands' deficiency numbers (進胡數), the dealer's and the others'."
+)
+
+
+@audit_app.command("mahjong", help=MAHJONG_AUDIT_HELP)
 def mahjong_cmd(
     deals: int = typer.Option(
-        20_000, "--deals", callback=at_least(170, at_most=MAX_DEALS), help=DEALS_HELP
+        20_000,
+        "--deals",
+        callback=at_least(170, at_most=MAX_DEALS),
+        help=_deals_help(170, FIVE_A_CELL + ": 34 tile kinds × wall positions"),
     ),
     seed: str | None = typer.Option(None, "--seed", help=SEED_HELP),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
     planted: str | None = typer.Option(None, "--planted", help=PLANTED_HELP),
 ) -> None:
-    """Mahjong walls: every position holds every tile kind with probability 1/34."""
     shuffle = _planted(planted, PLANTED_SHUFFLES) or shuffled_wall
     report = _run(lambda s, n, p: audit_mahjong(s, n, shuffle=shuffle, progress=p), deals, seed)
     _emit(_label_planted(report, planted), json_output, _show_mahjong)
@@ -329,7 +345,10 @@ def mahjong_cmd(
 @audit_app.command("dice")
 def dice_cmd(
     deals: int = typer.Option(
-        100_000, "--deals", callback=at_least(100, at_most=MAX_DEALS), help=DEALS_HELP
+        100_000,
+        "--deals",
+        callback=at_least(100, at_most=MAX_DEALS),
+        help=_deals_help(100, "rolls of five dice"),
     ),
     seed: str | None = typer.Option(None, "--seed", help=SEED_HELP),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),

@@ -95,6 +95,13 @@ def _show(result: MatchResult, title: str) -> None:
         "他家放槍 wins on a discard, 自摸 self-draws, 胡牌率 win rate, 放槍 deal-ins, "
         f"pen. penalties; exhaustive draws: {result.exhaustive}, decisions: {result.decisions}"
     )
+    copied = next((p for p in result.programs if p.copies > 1), None)
+    if copied is not None:
+        # The seed's convention (4414 + 1370 over 11,520 hands), which the hands column hides.
+        out.print(
+            f"×{copied.copies}: the copies' figures added; 胡牌率 is their wins over one copy's "
+            f"{copied.hands // copied.copies} hands, as the seed counts"
+        )
     for p in result.programs:
         caveat = f" ({NO_SPREAD.format(unit='round')})" if spread_free(p.round_points) else ""
         out.print(f"{p.bot}: points 95% CI {_span(p.points_interval())}{caveat}")

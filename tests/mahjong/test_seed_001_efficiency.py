@@ -282,8 +282,15 @@ def test_the_bench_json_carries_the_recursive_baseline(
     assert against["disagreements"] == 0
     assert set(against["families"]) == {"hands_14", "hands_17", "one_suit_17"}
     for family in against["families"].values():
-        assert set(family) == FAMILY_KEYS
+        assert set(family) == FAMILY_KEYS | {"set_removals"}
         assert all(family[k] > 0 for k in FAMILY_KEYS - {"by_kind", "wins"})
+        counted = family["set_removals"]
+        assert set(counted) == {
+            "recursive_per_hand",
+            "theorem1_per_hand",
+            "recursive_over_theorem1",
+        }
+        assert counted["recursive_over_theorem1"] >= 1.0
         for kind in family["by_kind"].values():
             assert set(kind) == FAMILY_KEYS - {"hands", "wins", "by_kind"}
     assert against["families"]["hands_14"]["hands"] == data["n_hands"] == 30
