@@ -49,7 +49,10 @@ from arena.games.mahjong.tiles import (
 out = output_console()
 
 mahjong_app = typer.Typer(
-    help="Taiwan 16-tile mahjong hands: waits, deficiency (進胡數), Tai scoring.",
+    help=(
+        "Taiwan 16-tile mahjong hands: waits, deficiency (進胡數), Tai scoring; seed 001's wait "
+        "census and its reasoning on one hand (explain)."
+    ),
     no_args_is_help=True,
 )
 
@@ -76,10 +79,12 @@ MELDS_HELP = (
 )
 FILE_ERRORS_DOC = (
     "\n\nWith --file the output keeps the input's order, one line per analysed line, its "
-    '"hand" being the line without surrounding spaces. A line that cannot be analysed gives '
-    '{"line": N, "hand": ..., "error": ...} in its place (without --json: a message on standard '
-    "error) and the rest of the file is still analysed. Exit status: 0 when every line was "
-    "analysed, 1 when any line failed, 2 for a usage error such as an unreadable file."
+    '"hand" being the line without surrounding spaces. A blank line (or one of spaces only) is '
+    "skipped: no output line, not a failure, but still counted in the line numbers. A line that "
+    'cannot be analysed gives {"line": N, "hand": ..., "error": ...} in its place (without '
+    "--json: a message on standard error) and the rest of the file is still analysed. Exit "
+    "status: 0 when every line was analysed, 1 when any line failed, 2 for a usage error such "
+    "as an unreadable file."
 )
 WAITS_DOC = (
     "The tiles that complete a ready hand of 3k+1 tiles (聽牌).\n\n"
@@ -283,15 +288,18 @@ def _input(path: str) -> Iterator[IO[bytes]]:
 def stream(
     source: IO[bytes], analysis: _Analysis, melds: MeldsSpec, as_json: bool, sink: IO[str]
 ) -> tuple[int, int]:
-    """Analyse every line of ``source``, writing one output line each; (lines, failed lines)."""
+    """Analyse every line of ``source``, writing one output line each; (hands, failed lines).
+
+    A blank line is skipped: it has no output line and is not among the hands, but it keeps
+    its number, so an error names the line an editor shows."""
     own = np.array(melds.tile_counts, dtype=np.int64) if melds.tiles else None
     # Plain lines hold only digits, suit letters and spaces, so they go into JSON unescaped.
     layout = '{{"hand": "{}", "' + analysis.key + '": {}}}' if as_json else "{}\t{}"
-    lines = failed = 0
+    lines = failed = blank = 0
     while True:
         block = [raw.strip() for raw in islice(source, BLOCK_LINES)]
         if not block:
-            return lines, failed
+            return lines - blank, failed
         if lines == 0 and block[0].startswith(codecs.BOM_UTF8):
             # Editors on Windows start UTF-8 files with a byte-order mark; it is no part of
             # the first hand.
@@ -313,6 +321,10 @@ def stream(
                 if plain:
                     written.append(layout.format(hand, next(rendered)))
                     continue
+                if not hand:
+                    # Never plain: an empty hand has no size a hand may have.
+                    blank += 1
+                    continue
                 try:
                     value = analysis.one(hand, melds)
                 except MahjongError as exc:
@@ -332,10 +344,10 @@ def stream(
 
 def _run_file(path: str, analysis: _Analysis, melds: MeldsSpec, as_json: bool) -> None:
     with _input(path) as source:
-        lines, failed = stream(source, analysis, melds, as_json, sys.stdout)
+        hands, failed = stream(source, analysis, melds, as_json, sys.stdout)
     sys.stdout.flush()
     if failed:
-        sys.stderr.write(f"{failed} of {lines} lines could not be analysed\n")
+        sys.stderr.write(f"{failed} of {hands} non-blank lines could not be analysed\n")
         raise typer.Exit(1)
 
 
@@ -415,7 +427,9 @@ def bench_cmd(
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
-    """Win check and deficiency against the `mahjong` PyPI package, measured in one run."""
+    """Win check and deficiency against the `mahjong` PyPI package, and seed 001's comparison:
+    theorem 1 (and our check, in Python and in C) against the recursive set removal, for the
+    win check and `waits`; all measured in one run on the same hands (docs/BENCHMARKS.md)."""
     try:
         with interrupt_exits(None):
             results = run_hand_bench(hands, seed, rounds)

@@ -68,6 +68,7 @@ CLI_MODULES: tuple[str, ...] = (
     "arena.cli.mahjong_match",
     "arena.cli.mahjong",
     "arena.cli.mahjong_score",
+    "arena.cli.mahjong_seed",
     "arena.cli.liars_dice",
     "arena.cli.serve",
     "arena.cli.league",

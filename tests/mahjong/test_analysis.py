@@ -17,6 +17,7 @@ from arena.games.mahjong.analysis import (
     waits,
     winning_decompositions,
 )
+from arena.games.mahjong.census import one_suit_waits
 from arena.games.mahjong.tables import PAIR_FLAG, SETS_FLAG, get_tables, pattern_digits
 from arena.games.mahjong.tiles import MahjongError, TileCountError, parse_tiles, to_counts
 
@@ -219,21 +220,6 @@ def test_waits_match_brute_force(hand: list[int], data: st.DataObject) -> None:
     assert waits(hand) == expected
 
 
-@cache
-def one_suit_waits(size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every one-suit hand of ``size`` tiles (its nine counts, one row each) and its number of
-    waits, through the per-suit table of theorem-1 flags."""
-    tables = get_tables()
-    digits = pattern_digits(9).astype(np.int64)
-    codes = np.flatnonzero(digits.sum(axis=1) == size)
-    pair_flag = tables.suit_win == PAIR_FLAG
-    n_waits = np.zeros(len(codes), dtype=np.int64)
-    for rank in range(9):
-        can_take = digits[codes, rank] < 4
-        n_waits += can_take & pair_flag[np.where(can_take, codes + 5**rank, 0)]
-    return digits[codes], n_waits
-
-
 def test_seed_001_wait_counts() -> None:
     """Seed 001: among one-suit hands, 13 tiles: 1 waits on 9 tiles, 16 on 8, 79 on 7;
     16 tiles: 11, 94 and 532.
@@ -243,13 +229,17 @@ def test_seed_001_wait_counts() -> None:
     complete it, a rank the hand already holds four times not counting (no fifth copy). Counting
     such a rank as a wait would give 8/44/155 and 108/371/1186 instead.
 
-    Every one-suit pattern is enumerated through the per-suit table of theorem-1 flags; the
-    public `waits` must agree on every hand with seven or more waits.
+    Every one-suit pattern is enumerated through the per-suit table of theorem-1 flags
+    (`census.one_suit_waits`, which ``arena mahjong census`` prints); the public `waits` must
+    agree on every hand with seven or more waits.
     """
     expected = {13: {9: 1, 8: 16, 7: 79}, 16: {9: 11, 8: 94, 7: 532}}
+    fifth = {13: {9: 8, 8: 44, 7: 155}, 16: {9: 108, 8: 371, 7: 1186}}
     for size, wanted in expected.items():
         hands, n_waits = one_suit_waits(size)
         assert {k: int((n_waits == k).sum()) for k in wanted} == wanted
+        _, n_fifth = one_suit_waits(size, fifth_copy=True)
+        assert {k: int((n_fifth == k).sum()) for k in wanted} == fifth[size]
         many = n_waits >= 7
         for counts, n in zip(hands[many].tolist(), n_waits[many].tolist(), strict=True):
             assert len(waits([*counts, *([0] * 25)])) == n

@@ -163,16 +163,16 @@ def test_file_json_reports_bad_lines_and_exits_1(tmp_path: Path) -> None:
     code, out, err = run("waits", "--file", str(hands), "--json")
     assert code == 1
     rows = [json.loads(line) for line in out.splitlines()]
-    assert len(rows) == 8
+    assert len(rows) == 7
     assert rows[0] == {"hand": "1112345678999m", "waits": [f"{r}m" for r in range(1, 10)]}
     assert rows[2]["waits"] == rows[0]["waits"]
     assert rows[3] == {"hand": "1z 2z 3z 4z", "waits": []}
-    assert rows[7] == rows[0]
+    assert rows[6] == rows[0]
     assert rows[1]["line"] == 2 and "3k+1 tiles" in rows[1]["error"]
     assert rows[4]["line"] == 5 and "'q' at position 9" in rows[4]["error"]
-    assert rows[5] == {"line": 6, "hand": "", "error": rows[5]["error"]}
-    assert rows[6]["line"] == 7 and "fifth copy of 1m" in rows[6]["error"]
-    assert "4 of 8 lines could not be analysed" in err
+    # Line 6 is blank: skipped (no row, no failure), but line 7 keeps its number.
+    assert rows[5]["line"] == 7 and "fifth copy of 1m" in rows[5]["error"]
+    assert "3 of 7 non-blank lines could not be analysed" in err
 
 
 def test_file_text_output_and_stdin() -> None:
