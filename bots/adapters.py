@@ -104,6 +104,10 @@ class ServerAdapter(ABC):
         """Why no ``welcome`` came within ``seconds`` of our ``hello``, as far as we can tell."""
         return f"no welcome from the server within {seconds:g} s"
 
+    bye_gives_up_the_seat: bool = True
+    """Whether the server reads our ``bye`` as "I leave now" (websockets: the session ends, no
+    resume). Over MQTT a ``bye`` is also the connection's will, so there it counts as a drop."""
+
     wants_events: bool = True
     """False when no bot of the client listens to events: they may then be dropped unread
     (`BotClient` sets it; reading a mahjong event costs more than some bots' decisions)."""
@@ -186,6 +190,8 @@ class MqttAdapter(ServerAdapter):
     """The arena protocol over MQTT (``mqtt://HOST:PORT``): see the module docstring. With
     ``username`` it logs in to the broker; with ``tls`` it speaks TLS, checking the broker's
     certificate against the system's CA store."""
+
+    bye_gives_up_the_seat = False
 
     def __init__(
         self,

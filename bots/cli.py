@@ -291,7 +291,8 @@ def run(
     resume_file: Path | None = typer.Option(
         None,
         help="keep the resume token here (written readable by you only), so a restarted process "
-        "gets its seat back",
+        "gets its seat back; with it, SIGINT or SIGTERM closes a websocket without bye, so the "
+        "seat waits the server's grace (without it the bot says bye and gives its seat up)",
         readable=False,
     ),
     copies: int = typer.Option(

@@ -208,6 +208,9 @@ class BotClient:
         self._commitment: str | None = None
         """The seed commitment of the match in play (from ``match_start``), checked against the
         seed ``match_end`` reveals."""
+        self._in_play: tuple[str | None, str] | None = None
+        """The match in play (its id and commitment), from its ``match_start`` to its end: a
+        resumed session's journal starts with that ``match_start`` again."""
         self._features_refused = False
         """The server refused ``hello.features`` (it is older than them): hello without."""
         self._sent_at = 0.0
@@ -297,15 +300,20 @@ class BotClient:
         return not self._stopping
 
     async def stop(self, reason: str = "stopped by its owner") -> None:
-        """Say bye and end `run` (e.g. on SIGINT). Over MQTT the bye matters: a clean
+        """End `run` (e.g. on SIGINT), saying bye. Over MQTT the bye matters: a clean
         disconnect discards the connection's will, and without it an external broker's server
-        would keep the bot's session until its silence limit."""
+        would keep the bot's session until its silence limit. A client with a resume file
+        means to come back: where a bye would give the seat up (a websocket), it closes
+        without one, so the seat waits the server's grace for the restarted process."""
         self._stopping = True
         self._stopped.set()
         adapter = self._adapter
         if adapter is not None:
-            with contextlib.suppress(AdapterClosed):
-                await adapter.send(Bye(reason=reason))
+            if self.resume_file is not None and adapter.bye_gives_up_the_seat:
+                self.log.info("stopped_keeping_seat", resume_file=str(self.resume_file))
+            else:
+                with contextlib.suppress(AdapterClosed):
+                    await adapter.send(Bye(reason=reason))
             await adapter.close()
 
     async def _session(self, adapter: ServerAdapter) -> str | None:
@@ -372,6 +380,7 @@ class BotClient:
                     # stopping): no match_end will come, the pending request is void, and we
                     # are back in the lobby. The bot may reset what it keeps for the match.
                     self.matches_aborted += 1
+                    self._in_play = None
                     self.log.warning("match_aborted", match=message.match, text=message.text)
                     await self._guard(self._bot_for(None).on_error(message), "on_error")
                 elif isinstance(message, Error):
@@ -461,6 +470,12 @@ class BotClient:
     async def _event(self, event: Event) -> None:
         payload = event.payload
         if isinstance(payload, MatchStart):
+            if self._in_play == (event.match, payload.seed_commitment):
+                # The journal of our resumed session, which starts with the match's
+                # match_start: the bot knows it already (it would begin the match again,
+                # forgetting what the match has taught it so far).
+                return
+            self._in_play = (event.match, payload.seed_commitment)
             # What a participant needs to check the match's record later: the dealer's
             # commitment before any deal, then the seed it reveals.
             self._commitment = payload.seed_commitment
@@ -471,6 +486,7 @@ class BotClient:
                 seed_commitment=payload.seed_commitment,
             )
         elif isinstance(payload, MatchEnd):
+            self._in_play = None
             self._log_match_end(payload)
         if isinstance(payload, GameStart):
             game: str | None = payload.game_kind

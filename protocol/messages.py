@@ -86,14 +86,18 @@ ERROR_MEANINGS: dict[ErrorCode, str] = {
     "token to keep a seat",
     ErrorCode.STALE_SEQ: "an action whose `seq`, `match` or `game` is not the pending "
     "request's (a late answer); the request stays pending; not counted towards `flood` when it "
-    "is the first answer to a request the bot was sent",
+    "is the first answer to a request the bot was sent. The error carries the action's `seq` "
+    "and the pending request's `match` and `game`",
     ErrorCode.LATE: "no answer before the deadline (and no time bank left)",
     ErrorCode.INVALID_ACTION: "the action text does not name an action of this game",
     ErrorCode.ILLEGAL_ACTION: "a well-formed action the rules forbid now",
     ErrorCode.BOT_FAILURE: "an in-process bot raised an exception",
     ErrorCode.FLOOD: "too many bad messages (first late answers aside; frames that caused an "
     "`internal` error included); the connection is closed",
-    ErrorCode.INTERNAL: "a server fault; the game goes on with the fallback action",
+    ErrorCode.INTERNAL: "a server fault; the game goes on with the fallback action. Also the "
+    "notice, before the journal a resumed bot is sent, that its journal overflowed (`N oldest "
+    "events of your absence were dropped`, no `seq`): nothing failed, but those events are not "
+    "replayed (a request's observation still holds everything the seat may know)",
     ErrorCode.NAME_IN_USE: "(v1 addition) the `hello` names a bot that already has a session "
     "(waiting in the lobby, seated, or absent from its seat) and does not prove to be that bot "
     "(no resume token of it); the connection is closed. Either another program plays under "
@@ -101,14 +105,17 @@ ERROR_MEANINGS: dict[ErrorCode, str] = {
     'NETWORK.md, "Drops, reconnects and resume"): say `hello` with the `resume` token of the '
     "earlier `welcome`, retry later, or choose another name",
     ErrorCode.RESUME_UNKNOWN: "(v1 addition) `hello.resume` matches no session the server has: "
-    "the session ended (its table closed while the bot was away, it left the lobby, the server "
-    "restarted) or the token is another session's. The connection is closed; say `hello` again "
-    "without `resume` to start afresh",
+    "the session ended (its table closed while the bot was away, the bot said `bye` or left the "
+    "lobby, the server restarted) or the token is another session's. The text says which when "
+    "the server remembers the token's session (the match it was in, and whether its reconnect "
+    "grace had run out). The connection is closed; say `hello` again without `resume` to start "
+    "afresh",
     ErrorCode.MATCH_ABORTED: "(v1 addition) the bot's match was stopped before its end: its "
     "referee disconnected or closed the table, or the server is shutting down or lost its MQTT "
     "broker. Sent with the match's `match` and no `seq`, to every seated bot the server can "
     "still reach; no `match_end` follows, the pending request (if any) is void, and the bot is "
-    "back in the lobby, waiting for its next table",
+    "back in the lobby, waiting for its next table (when the server is stopping, its `bye` "
+    "follows instead)",
 }
 
 

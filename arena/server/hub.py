@@ -26,6 +26,7 @@ from arena.server.local import LocalSeat
 from arena.server.sessions import (
     DEFAULT_JOURNAL_CAP,
     DEFAULT_RECONNECT_GRACE_S,
+    MQTT_TRANSPORT,
     BotSession,
     FloodGuard,
     Link,
@@ -60,6 +61,8 @@ from protocol.messages import (
     is_bot_name,
 )
 
+STOPPING = "a bye follows, and the connection closes"
+"""What a bot whose match a stopping server cuts short is told comes next (``match_aborted``)."""
 REFUSAL_CODES = frozenset({ErrorCode.NAME_IN_USE, ErrorCode.RESUME_UNKNOWN})
 """The hello refusals that a bot gets only if it asked for them (``refusal_codes``)."""
 
@@ -127,6 +130,7 @@ class Hub:
         """Exceptions caught at the last guard of a connection (a server bug; tests want 0)."""
         self._idle = asyncio.Event()
         self._idle.set()
+        self._closing_all: asyncio.Future[None] | None = None
 
     @property
     def draining(self) -> bool:
@@ -203,11 +207,15 @@ class Hub:
             # while they were still seated, whether the match failed or was stopped.
             await self.close_table(table.id, "its referee in the server left the table")
 
-    async def close_table(self, table_id: str, reason: str, grace_s: float = 0.0) -> None:
+    async def close_table(
+        self, table_id: str, reason: str, grace_s: float = 0.0, *, outlook: str | None = None
+    ) -> None:
+        """Close the table (`Table.close`); a close already under way is waited for, so that
+        the table counts as gone (`wait_idle`) only once its bots have been told."""
         table = self.tables.get(table_id)
         if table is None:
             return
-        await table.close(self.lobby, reason, grace_s)
+        await table.close(self.lobby, reason, grace_s, outlook=outlook)
         self.tables.pop(table_id, None)
         if not self.tables:
             self._idle.set()
@@ -256,21 +264,29 @@ class Hub:
         """Close every table, then every connection (with a ``bye`` where one is due). Each
         step goes to every table or connection at once: a peer that does not read delays only
         itself, and a write to it is given up after a few seconds anyway. ``limit_s``: links
-        still closing after that long are aborted (a forced shutdown)."""
+        still closing after that long are aborted (a forced shutdown).
 
-        async def close_everything() -> None:
-            await asyncio.gather(
-                *(self.close_table(table_id, reason) for table_id in list(self.tables))
-            )
-            await asyncio.gather(*(conn.shut(reason) for conn in list(self.connections)))
-
-        closing = asyncio.ensure_future(close_everything())
+        A bot whose match a table's close cuts short is told so (and that a ``bye`` follows)
+        before any ``bye``. While one `close_all` runs, another (a drain ending during a forced
+        shutdown) waits for it, with its own ``limit_s``, instead of saying ``bye`` alongside."""
+        closing = self._closing_all
+        if closing is None or closing.done():
+            closing = self._closing_all = asyncio.ensure_future(self._close_everything(reason))
         done, _pending = await asyncio.wait({closing}, timeout=limit_s)
         if not done:
             log.warning("connections_aborted", count=len(self.connections), after_s=limit_s)
             for conn in list(self.connections):
                 conn.link.abort()
-        await closing
+        await asyncio.shield(closing)
+
+    async def _close_everything(self, reason: str) -> None:
+        await asyncio.gather(
+            *(
+                self.close_table(table_id, reason, outlook=STOPPING)
+                for table_id in list(self.tables)
+            )
+        )
+        await asyncio.gather(*(conn.shut(reason) for conn in list(self.connections)))
 
 
 class Connection:
@@ -324,6 +340,8 @@ class Connection:
         *,
         answered: bool = False,
         late: bool = False,
+        match: str | None = None,
+        game: str | None = None,
     ) -> None:
         """Answer a bad frame; close the connection once they come too fast. ``answered``: the
         frame was a bad answer to the pending request, which the referee now answers with its
@@ -334,7 +352,7 @@ class Connection:
             "bad_frame", code=code.value, text=text[:200], to_referee=answered, late=late
         )
         if not answered:
-            await self._send(Error(code=code, text=text, seq=seq))
+            await self._send(Error(code=code, text=text, seq=seq, match=match, game=game))
         if not late:
             await self._strike()
 
@@ -403,13 +421,21 @@ class Connection:
                     error.seq,
                     answered=refusal.answered,
                     late=refusal.late,
+                    match=error.match,
+                    game=error.game,
                 )
         elif isinstance(message, Ping) and session is not None:
             pass  # a sign of life: the transport has noted the frame's arrival
         elif isinstance(message, Hello) and self.role is Role.NEW:
             await self._hello(message)
         elif isinstance(message, Bye) and session is not None:
-            await self.shut(f"bye from the bot: {message.reason}")
+            said = f"bye from the bot: {message.reason}" if message.reason else "bye from the bot"
+            if self.link.transport != MQTT_TRANSPORT:
+                # The bot leaves now: its session ends, no grace, no resume. Over MQTT a bye is
+                # also the will the broker publishes for a dead connection, so there it can only
+                # mean that the connection is gone (the `lost` below), as it always has.
+                await self.hub.lobby.leave(session, self.link, message.reason)
+            await self.shut(said)
         elif self.role is Role.NEW:
             # Over MQTT a bot keeps publishing after a server restart: the code tells it to
             # say hello again rather than wait for requests that will never come.

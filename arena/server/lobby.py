@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,6 +25,17 @@ from protocol.messages import Error, ErrorCode, Hello, Welcome, is_bot_name
 
 log = structlog.get_logger(__name__)
 
+ENDED_KEPT = 4096
+"""Sessions that ended, remembered (by a digest of their resume token) to tell a bot that comes
+back too late why its session is gone."""
+
+IN_LOBBY = "you are back in the lobby"
+"""What a bot told its match was stopped (``match_aborted``) is told comes next, by default."""
+IN_LOBBY_DRAINING = (
+    "you are back in the lobby, but the server is shutting down: no new table will seat you "
+    "before its bye"
+)
+
 
 def _same_secret(given: str, secret: str) -> bool:
     """In constant time, so that a guesser cannot learn a resume token from how long a refusal
@@ -31,6 +44,33 @@ def _same_secret(given: str, secret: str) -> bool:
     return secrets.compare_digest(
         given.encode("utf-8", "surrogatepass"), secret.encode("utf-8", "surrogatepass")
     )
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+
+class EndedSessions:
+    """Why recently ended sessions ended, by the SHA-256 of their resume token (the tokens
+    themselves are not kept): at most `ENDED_KEPT`, the oldest forgotten first. Only a bot that
+    holds a token learns anything from it, and only of that token's own session."""
+
+    def __init__(self, kept: int = ENDED_KEPT) -> None:
+        self.kept = kept
+        self._why: OrderedDict[bytes, tuple[str, str]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._why)
+
+    def note(self, session: BotSession) -> None:
+        self._why[_digest(session.resume_token)] = (session.name, session.ended or "it ended")
+        while len(self._why) > self.kept:
+            self._why.popitem(last=False)
+
+    def why(self, name: str, token: str) -> str | None:
+        """Why the session of bot ``name`` with resume token ``token`` ended, if known."""
+        known = self._why.get(_digest(token))
+        return known[1] if known is not None and known[0] == name else None
 
 
 def _replaceable(session: BotSession, link: Link) -> bool:
@@ -77,6 +117,7 @@ class Lobby:
         self.journal_cap = journal_cap
         self.reconnect_grace_s = reconnect_grace_s
         self.sessions: dict[str, BotSession] = {}
+        self.ended = EndedSessions()
         self.draining = False
         self.waiting = 0
         """Tables waiting for bots to arrive."""
@@ -91,6 +132,7 @@ class Lobby:
         session = self.sessions.get(name)
         if session is not None and session.state is SessionState.CLOSED:
             del self.sessions[name]
+            self.ended.note(session)
             return None
         return session
 
@@ -131,7 +173,7 @@ class Lobby:
                 session.features = frozenset(hello.features or ())
                 return Admitted(session, resumed=True)
             if not _replaceable(session, link):
-                return self._refusal(hello, session)
+                return self._refusal(hello, session, self.ended)
             if self.draining:
                 return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
             # An MQTT bot waiting in the lobby that says hello on a new topic pair: most likely
@@ -140,18 +182,21 @@ class Lobby:
             # silence limit, refusing the restarted bot meanwhile and seating the dead session
             # at the next table. It has passed the same check of its token as the old one.
             await session.replace("replaced by a new connection")
-            if self.sessions.get(hello.name) is session:
-                del self.sessions[hello.name]
-            taken = self._live(hello.name)
+            taken = self._live(hello.name)  # forgets the replaced session
             if taken is not None:
                 # Another hello for the name got in while the old link was closing.
-                return self._refusal(hello, taken)
+                return self._refusal(hello, taken, self.ended)
         elif hello.resume is not None:
+            ended = self.ended.why(hello.name, hello.resume)
+            text = (
+                f"the session of {hello.name} that this resume token names has ended: {ended}"
+                if ended is not None
+                else f"no session of {hello.name} to resume (the session has ended: its table "
+                "closed while the bot was away, it left the lobby, or the server restarted)"
+            )
             return Error(
                 code=ErrorCode.RESUME_UNKNOWN,
-                text=f"no session of {hello.name} to resume (the session has ended: its table "
-                "closed while the bot was away, it left the lobby, or the server restarted); "
-                "say hello without resume to start afresh",
+                text=f"{text}; say hello without resume to start afresh",
             )
         if self.draining:
             return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
@@ -170,7 +215,7 @@ class Lobby:
         return Admitted(session, resumed=False)
 
     @staticmethod
-    def _refusal(hello: Hello, session: BotSession) -> Error:
+    def _refusal(hello: Hello, session: BotSession, ended: EndedSessions) -> Error:
         state = session.state.value
         # The operator sees it too: two participants who chose one name, or a bot that
         # restarted without its resume token, are theirs to sort out.
@@ -178,10 +223,14 @@ class Lobby:
             "hello_refused", bot=hello.name, session_state=state, resume=hello.resume is not None
         )
         if hello.resume is not None:
+            why = ended.why(hello.name, hello.resume)
+            earlier = (
+                f": it named an earlier session of the bot, which has ended ({why})" if why else ""
+            )
             return Error(
                 code=ErrorCode.RESUME_UNKNOWN,
-                text=f"the resume token is not that of bot {hello.name}'s session ({state}); "
-                "say hello without resume to start afresh",
+                text=f"the resume token is not that of bot {hello.name}'s session ({state})"
+                f"{earlier}; say hello without resume to start afresh",
             )
         return Error(
             code=ErrorCode.NAME_IN_USE,
@@ -195,12 +244,24 @@ class Lobby:
             self._live(session.name)
             await self.notify()
 
-    async def release(self, session: BotSession, reason: str) -> None:
-        """``session``'s table is done with it (``reason``: why, for a match cut short)."""
+    async def leave(self, session: BotSession, link: Link, reason: str) -> None:
+        """The bot said ``bye`` on ``link``: its session ends now (`BotSession.leave`), and its
+        name is free."""
+        await session.leave(link, reason)
+        if session.state is SessionState.CLOSED:
+            self._live(session.name)
+            await self.notify()
+
+    async def release(
+        self, session: BotSession, reason: str, *, outlook: str | None = None
+    ) -> None:
+        """``session``'s table is done with it (``reason``: why, for a match cut short;
+        ``outlook``: what comes next for the bot then, if not the lobby)."""
         aborted = session.unseat()
         self._live(session.name)
         if aborted is not None:
-            await session.tell_aborted(aborted, reason)
+            outlook = outlook or (IN_LOBBY_DRAINING if self.draining else IN_LOBBY)
+            await session.tell_aborted(aborted, reason, outlook)
 
     def _missing(self, names: Sequence[str], game: str) -> tuple[list[str], list[str]]:
         """Names not yet available, and problems no wait can fix."""

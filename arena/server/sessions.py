@@ -4,11 +4,13 @@ A session outlives its connection: when a seated bot's link drops, the session t
 and every event for the bot is kept until it comes back with its resume token. For the first
 ``reconnect_grace_s`` of its absence its requests wait for it, as for a slow bot (a blip of the
 network costs no decision): the one pending is sent again when it resumes. After that the referee
-is told at once, so the engine's fallback plays without waiting out each deadline.
+is told at once, so the engine's fallback plays without waiting out each deadline. A bot that
+says ``bye`` itself (over a websocket: `leave`) leaves at once: no grace, no resume.
 
     lobby ──seat──▶ seated ──link lost──▶ absent ──resume──▶ seated
       ▲                │                     │
       └────unseat──────┘                     └──unseat──▶ closed
+    seated ──bye──▶ closed (its requests answered for it at once until the table unseats it)
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ from typing import Any, Protocol
 
 import structlog
 
+from arena.server.frames import Frame
+from arena.server.journal import Journal
 from protocol.codec import encode
-from protocol.games.common import GameStart, MatchStart
-from protocol.messages import Action, Bye, Error, ErrorCode, Event, Request
+from protocol.messages import Action, Bye, Error, ErrorCode
 
 log = structlog.get_logger(__name__)
 
@@ -161,75 +164,14 @@ class FloodGuard:
         return self._tokens < 0
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One message from the referee for a bot: its text, and what the server reads of it."""
-
-    text: str
-    kind: str
-    seq: int | None = None
-    seat: int | None = None
-    match: str | None = None
-    game: str | None = None
-    game_start: bool = False
-    payload_kind: str | None = None
-    """An event's ``payload.kind`` (``match_start``, ``match_end``, …)."""
-    match_games: int | None = None
-    """A ``match_start``'s number of games."""
-
-    @classmethod
-    def of(cls, message: Event | Error | Request) -> Frame:
-        return cls(
-            encode(message),
-            message.type,
-            message.seq,
-            message.seat,
-            message.match,
-            message.game,
-            isinstance(message, Event) and isinstance(message.payload, GameStart),
-            message.payload.kind if isinstance(message, Event) else None,
-            message.payload.games
-            if isinstance(message, Event) and isinstance(message.payload, MatchStart)
-            else None,
-        )
-
-    @classmethod
-    def read(cls, text: str) -> Frame | None:
-        """A frame from a seat connection; None when it is not a JSON object."""
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
-            return None
-        if not isinstance(data, dict):
-            return None
-        payload = data.get("payload")
-
-        def typed(key: str, kind: type) -> Any:
-            value = data.get(key)
-            return value if isinstance(value, kind) and not isinstance(value, bool) else None
-
-        kind = payload.get("kind") if isinstance(payload, dict) else None
-        games = payload.get("games") if isinstance(payload, dict) else None
-        return cls(
-            text,
-            str(data.get("type")),
-            typed("seq", int),
-            typed("seat", int),
-            typed("match", str),
-            typed("game", str),
-            kind == "game_start",
-            kind if isinstance(kind, str) else None,
-            games if kind == "match_start" and type(games) is int else None,
-        )
-
-
 class BotSession:
     """One bot known to the server (see the module docstring for its states).
 
-    The journal holds the events of the game in progress (from its ``game_start``) and, while
-    the bot is absent, every event after that. A resumed bot gets the whole journal: events lost
-    with a dying connection are in it, at the price of repeating some the bot saw — harmless to
-    a bot that rebuilds its view at ``game_start``, as the protocol asks.
+    The `Journal` holds the match's ``match_start``, the events of the game in progress (from
+    its ``game_start``) and, while the bot is absent, every event after that. A resumed bot gets
+    the whole journal: events lost with a dying connection are in it, at the price of repeating
+    some the bot saw — harmless to a bot that rebuilds its view at ``game_start``, as the
+    protocol asks.
     """
 
     def __init__(
@@ -256,9 +198,12 @@ class BotSession:
         self.resume_token = secrets.token_urlsafe(24)
         self.state = SessionState.LOBBY
         self.binding: Binding | None = None
-        self.journal: list[str] = []
-        self.journal_cap = journal_cap
-        self.dropped = 0
+        self.journal = Journal(journal_cap)
+        self.ended: str | None = None
+        """Why the session ended, once it has (for a bot that comes back with its token)."""
+        self._last_match: str | None = None
+        self._given_up = False
+        """The absent bot's requests are answered for it: its grace is over."""
         self.reconnect_grace_s = reconnect_grace_s
         self._grace: asyncio.Task[None] | None = None
         """While it runs, the absent bot's requests wait for it to resume."""
@@ -295,13 +240,14 @@ class BotSession:
         connected, which should be told (`tell_aborted`); else None."""
         aborted = self.match if self.state is SessionState.SEATED else None
         self.log.info("seat_released", state=self.state.value, match_aborted=aborted)
-        self.match = None
+        if self.state is SessionState.ABSENT:
+            self.ended = self._ended_away()
+        self.match = self._last_match = None
         self.binding = None
         self._stop_grace()
         self._pending = None
         self._unanswered.clear()  # the next table numbers its requests from 1 again
         self.journal.clear()
-        self.dropped = 0
         self.log = log.bind(bot=self.name, session=self.session_id)
         self._where = (None, None, None)
         if self.state is SessionState.SEATED:
@@ -310,10 +256,23 @@ class BotSession:
             self.state = SessionState.CLOSED
         return aborted
 
-    async def tell_aborted(self, match: str, reason: str) -> None:
-        """Tell the bot its match ``match`` was stopped (it is back in the lobby): without this
-        it could not tell an aborted match from a slow opponent, and its pending request would
-        simply vanish."""
+    def _ended_away(self) -> str:
+        """Why an absent bot's session ends with its table, said to the bot if it comes back."""
+        last = self._last_match
+        if last is None:
+            why = "its table closed while the bot was away"
+        elif self.match is not None:
+            why = f"its table closed before the end of match {last}, while the bot was away"
+        else:
+            why = f"match {last} ended while the bot was away"
+        if self._given_up:
+            why += ", after its reconnect grace had run out (the referee played its fallbacks)"
+        return why
+
+    async def tell_aborted(self, match: str, reason: str, outlook: str) -> None:
+        """Tell the bot its match ``match`` was stopped, and ``outlook`` (what comes next: the
+        lobby, a bye): else it could not tell an aborted match from a slow opponent, and its
+        pending request would simply vanish."""
         link = self.link
         if link is None or self.state is not SessionState.LOBBY:
             return
@@ -322,7 +281,7 @@ class BotSession:
         notice = Error(
             code=ErrorCode.MATCH_ABORTED,
             match=match or None,
-            text=f"match {match} was stopped before its end ({reason}); you are back in the lobby",
+            text=f"match {match} was stopped before its end ({reason}); {outlook}",
         )
         if not await link.send(encode(notice)):
             await self.link_lost(link)
@@ -334,6 +293,7 @@ class BotSession:
             raise SessionStateError(f"cannot replace {self.name}: it is {self.state.value}")
         link, self.link = self.link, None
         self.state = SessionState.CLOSED
+        self.ended = f"another connection took the name in the lobby ({reason})"
         self.log.info("bot_replaced", reason=reason)
         if link is not None:
             await link.send(encode(Bye(reason=reason)))
@@ -349,20 +309,24 @@ class BotSession:
             self._context(frame)
         if frame.kind == "event":
             if frame.payload_kind == "match_start":
-                self.match = frame.match or ""
+                self.match = self._last_match = frame.match or ""
             elif frame.payload_kind == "match_end":
                 self.match = None
-            if not self.wants_events:
+            if not self.wants_events or self.state is SessionState.CLOSED:
                 return
-            if frame.game_start and self.state is SessionState.SEATED:
-                self.journal.clear()
-                self.dropped = 0
-            self._remember(frame.text)
+            connected = self.state is SessionState.SEATED
+            if frame.payload_kind == "match_start":
+                self.journal.match_started(text, connected=connected)
+            else:
+                if frame.game_start and connected:
+                    self.journal.game_started()
+                self.journal.remember(text)
         elif frame.kind == "request" and frame.seq is not None:
             reachable = self.state is SessionState.SEATED and self.link is not None
             if not reachable and not self._waits_for_resume():
                 if binding.sink is not None:
-                    why = f"bot {self.name} is disconnected; the referee plays its fallback"
+                    gone = "has left" if self.state is SessionState.CLOSED else "is disconnected"
+                    why = f"bot {self.name} {gone}; the referee plays its fallback"
                     await binding.sink.fail(frame.seq, why)
                 return
             # Held while the bot is away: sent when it resumes (`resume`).
@@ -396,13 +360,6 @@ class BotSession:
         if (frame.match, frame.game, frame.seat) != self._where:
             self._where = (frame.match, frame.game, frame.seat)
             self.log = self.log.bind(match=frame.match, game=frame.game, seat=frame.seat)
-
-    def _remember(self, text: str) -> None:
-        if len(self.journal) >= self.journal_cap:
-            half = len(self.journal) // 2
-            del self.journal[:half]
-            self.dropped += half
-        self.journal.append(text)
 
     # -- the bot's side ---------------------------------------------------------------------
 
@@ -443,6 +400,8 @@ class BotSession:
                     code=ErrorCode.STALE_SEQ,
                     text=f"action for seq {action.seq}; the pending request is seq {pending.seq}",
                     seq=action.seq,
+                    match=pending.match,
+                    game=pending.game,
                 ),
                 late=self._late(action),
             )
@@ -458,6 +417,8 @@ class BotSession:
                     code=ErrorCode.STALE_SEQ,
                     text=f"action.{other_game}: an answer to another game's request",
                     seq=action.seq,
+                    match=pending.match,
+                    game=pending.game,
                 )
             )
         wrong_seat = _mismatch(("seat", action.seat, pending.seat))
@@ -531,11 +492,28 @@ class BotSession:
         self.link = None
         if self.state is SessionState.LOBBY:
             self.state = SessionState.CLOSED
+            self.ended = "the bot left the lobby (its connection closed)"
             self.log.info("bot_left")
         elif self.state is SessionState.SEATED:
             self.state = SessionState.ABSENT
             self.log.warning("bot_absent", grace_s=self.reconnect_grace_s)
             await self._start_grace()
+
+    async def leave(self, link: Link, reason: str) -> None:
+        """The bot said ``bye`` on ``link``: it leaves now. Unlike a lost link, that ends the
+        session at once, with no grace and no resume; a seated bot's pending request, and every
+        later one until its table releases it, is answered for it at once (the referee plays its
+        fallback), as for a bot past its grace."""
+        if link is not self.link:
+            return
+        self.link = None
+        seated = self.binding is not None
+        self.state = SessionState.CLOSED
+        self.ended = "the bot said bye" + (f" ({reason})" if reason else "")
+        self._stop_grace()
+        self.journal.clear()
+        self.log.info("bot_left", reason=reason, seated=seated)
+        await self._abandon_pending("has left (bye); the referee plays its fallback")
 
     async def _start_grace(self) -> None:
         """The bot has just gone: its requests wait ``reconnect_grace_s`` for it to resume."""
@@ -543,6 +521,7 @@ class BotSession:
         if self.reconnect_grace_s > 0:
             self._grace = asyncio.create_task(self._grace_period())
         else:
+            self._given_up = True
             await self._abandon_pending("disconnected; the referee plays its fallback")
 
     async def _grace_period(self) -> None:
@@ -550,6 +529,7 @@ class BotSession:
         self._grace = None
         if self.state is SessionState.ABSENT and self.link is None:
             self.log.info("reconnect_grace_over")
+            self._given_up = True
             await self._abandon_pending("disconnected; the referee plays its fallback")
 
     def _stop_grace(self) -> None:
@@ -570,9 +550,15 @@ class BotSession:
             raise SessionStateError(f"cannot resume {self.name}: the session is closed")
         old, self.link = self.link, link
         self.transport = link.transport
+        self._given_up = False
         if old is not None and old is not link:
-            # The same bot on a fresh connection: the old one would only confuse it.
-            await old.close("replaced by a resumed connection")
+            # The same bot on a fresh connection (its own, or another process holding its
+            # resume token): the old one would only confuse it. Told why, so a client still
+            # reading it stops rather than take the session back in turn.
+            reason = "replaced by a resumed connection"
+            self.log.info("bot_taken_over", old_peer=old.peer, peer=link.peer)
+            await old.send(encode(Bye(reason=reason)))
+            await old.close(reason)
         self._stop_grace()
         if self.binding is None:
             return
@@ -580,8 +566,11 @@ class BotSession:
             # Without a grace a request in flight on the old link is given up: fall back now.
             await self._abandon_pending("reconnected while a request was pending")
         self.state = SessionState.ABSENT
-        if self.dropped:
-            notice = f"{self.dropped} oldest events of your absence were dropped"
+        if not self.wants_events:
+            self.journal.clear()  # its new hello declines events: only the request is sent
+        if self.journal.dropped:
+            # `internal` (PROTOCOL.md, "Error codes"): no code of its own for a rare notice.
+            notice = f"{self.journal.dropped} oldest events of your absence were dropped"
             await link.send(encode(Error(code=ErrorCode.INTERNAL, text=notice)))
         # Absent while replaying: events arriving meanwhile join the journal and are sent too.
         sent = 0

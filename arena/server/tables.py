@@ -108,6 +108,8 @@ class Table:
         self._unattached = asyncio.Event()
         self._unattached.set()
         self.state = TableState.OPEN
+        self._closed = asyncio.Event()
+        """Set once `close` has told every bot it cut short: a later close waits for it."""
         self.progress = MatchProgress()
         self.log = log.bind(table=self.id, game_kind=game)
         for slot, session in enumerate(self.sessions):
@@ -170,13 +172,28 @@ class Table:
         await lobby.release(self.sessions[slot], "its referee's connection for this seat closed")
         await lobby.notify()
 
-    async def close(self, lobby: Lobby, reason: str, grace_s: float = 0.0) -> None:
+    async def close(
+        self, lobby: Lobby, reason: str, grace_s: float = 0.0, *, outlook: str | None = None
+    ) -> None:
         """Close the table. Seat connections still open get ``grace_s`` to finish relaying what
         their referee already sent (their frames are read in order, the close order of
-        separate connections is not), then are cut."""
+        separate connections is not), then are cut. ``outlook``: what a bot whose match this
+        cuts short is told comes next (`BotSession.tell_aborted`).
+
+        A close while another is under way returns only when that one is done: the first one
+        cuts the seat connections, and their ends (or the referee's own close, once it sees
+        them) come here again. Taking the table for closed then would let a stopping server
+        say ``bye`` to its bots before the first close has told them their match is gone."""
         if self.state is TableState.CLOSED:
+            await self._closed.wait()
             return
         self.state = TableState.CLOSED
+        try:
+            await self._close(lobby, reason, grace_s, outlook)
+        finally:
+            self._closed.set()
+
+    async def _close(self, lobby: Lobby, reason: str, grace_s: float, outlook: str | None) -> None:
         if grace_s > 0 and self.sinks:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(grace_s):
@@ -192,6 +209,8 @@ class Table:
         self._unattached.set()
         # A bot whose match this cuts short is told so (`BotSession.tell_aborted`): to each at
         # once, as above.
-        await asyncio.gather(*(lobby.release(self.sessions[slot], reason) for slot in leaving))
+        await asyncio.gather(
+            *(lobby.release(self.sessions[slot], reason, outlook=outlook) for slot in leaving)
+        )
         await lobby.notify()
         self.log.info("table_closed", reason=reason, seats_cut_short=len(leaving))

@@ -12,11 +12,12 @@ Built on the websockets library's asyncio API (`websockets.asyncio`).
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import structlog
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidUpgrade
 
 from arena.errors import ServerLost
 from arena.server.hub import Hub
@@ -47,7 +48,26 @@ pings and never reads would otherwise grow the server's memory as fast as it can
 server's own writes stop at the library's write limit (32 KiB) plus one batch of frames, far
 below this."""
 
-_REASON_BYTES = 120  # a close frame's reason is at most 123 bytes
+CLOSE_REASON_BYTES = 123
+"""The most UTF-8 bytes a websocket close frame's reason may have (RFC 6455, 5.5)."""
+
+
+def clip_close_reason(reason: str, limit: int = CLOSE_REASON_BYTES) -> str:
+    """``reason`` as a close frame can carry it: whole if it fits in ``limit`` bytes of UTF-8,
+    else cut at the end of a word (within one if a single word is that long), never inside a
+    character, with "…" to say that something is missing. The full text goes in the ``bye``
+    or ``error`` before the close; this is only what the peer's websocket library shows."""
+    data = reason.encode("utf-8", "replace")  # a lone surrogate (JSON allows one) as "?"
+    reason = data.decode("utf-8")
+    if len(data) <= limit:
+        return reason
+    ellipsis = "…"
+    kept = data[: limit - len(ellipsis.encode("utf-8"))].decode("utf-8", "ignore")
+    if not reason[len(kept)].isspace():
+        word_start = max(kept.rfind(" "), kept.rfind("\n"))
+        if word_start > 0:
+            kept = kept[:word_start]
+    return kept.rstrip(" \t\n,;:") + ellipsis
 
 
 async def write_frames(connection: ServerConnection | ClientConnection, texts: list[str]) -> None:
@@ -85,6 +105,28 @@ class GuardedConnection(ServerConnection):
     dropped_because: str | None = None
     """Why this connection gave up on its peer, once it has."""
 
+    async def handshake(self, *args: Any, **kwargs: Any) -> None:
+        """The opening handshake. One that fails through the peer (a plain HTTP request from a
+        health check, a browser or a port scanner, a malformed request, a connection closed
+        before its request) is logged here in one line, at info, and the connection ends
+        quietly (the library has answered an HTTP request with its error status); the library
+        would log each at error, with a traceback. Anything else is a fault of the server's,
+        raised for the library to log as an error."""
+        try:
+            await super().handshake(*args, **kwargs)
+        except InvalidHandshake as exc:
+            reason = str(exc)
+            if isinstance(exc, InvalidUpgrade):
+                reason += " (a plain HTTP request, not a websocket upgrade)"
+            elif exc.__cause__ is not None and str(exc.__cause__):
+                reason += f" ({exc.__cause__})"
+            path = self.request.path if self.request is not None else None
+            log.info("handshake_failed", peer=self._peer(), reason=reason, path=path)
+
+    def _peer(self) -> str:
+        address = self.remote_address
+        return f"{address[0]}:{address[1]}" if address else "?"
+
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
         # Pongs (and close frames) are written here, outside the flow control of `drain`.
@@ -113,10 +155,9 @@ class GuardedConnection(ServerConnection):
     def _abort(self, why: str) -> None:
         if self.dropped_because is None:
             self.dropped_because = why
-            address = self.remote_address
             log.warning(
                 "peer_not_reading",
-                peer=f"{address[0]}:{address[1]}" if address else "?",
+                peer=self._peer(),
                 why=why,
                 unsent_bytes=self.transport.get_write_buffer_size(),
             )
@@ -201,8 +242,7 @@ class WebSocketLink:
 
     async def close(self, reason: str) -> None:
         await self.batcher.flush()
-        clipped = reason.encode("utf-8")[:_REASON_BYTES].decode("utf-8", "ignore")
-        await self.connection.close(1000, clipped)
+        await self.connection.close(1000, clip_close_reason(reason))
 
     def abort(self) -> None:
         self.batcher.closed = True

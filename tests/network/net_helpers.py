@@ -287,6 +287,33 @@ class QuietLink:
         pass
 
 
+class KeptLink:
+    """A `Link` that keeps every frame the server sends it, read back as JSON objects."""
+
+    def __init__(self, transport: str = "websocket") -> None:
+        self.transport = transport
+        self.peer = f"test:{transport}"
+        self.frames: list[dict[str, Any]] = []
+        self.closed = False
+
+    async def send(self, text: str, *, urgent: bool = True) -> bool:
+        if self.closed:
+            return False
+        value = json.loads(text)
+        assert isinstance(value, dict)
+        self.frames.append(value)
+        return True
+
+    async def close(self, reason: str) -> None:
+        self.closed = True
+
+    def abort(self) -> None:
+        self.closed = True
+
+    def types(self) -> list[str]:
+        return [str(frame["type"]) for frame in self.frames]
+
+
 # -- Mosquitto -------------------------------------------------------------------------------
 
 
