@@ -342,7 +342,13 @@ def mahjong_cmd(
     _emit(_label_planted(report, planted), json_output, _show_mahjong)
 
 
-@audit_app.command("dice")
+DICE_AUDIT_HELP = (
+    "Dice: faces of every die, sums of five dice and their hand types, against the exact "
+    "distributions."
+)
+
+
+@audit_app.command("dice", help=DICE_AUDIT_HELP)
 def dice_cmd(
     deals: int = typer.Option(
         100_000,
@@ -354,7 +360,6 @@ def dice_cmd(
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
     planted: str | None = typer.Option(None, "--planted", help="mask-modulo: a biased die"),
 ) -> None:
-    """Dice: faces of every die and sums of five dice, against the exact distributions."""
     roll = _planted(planted, PLANTED_DICE) or roll_dice
     report = _run(lambda s, n, p: audit_dice(s, n, roll=roll, progress=p), deals, seed)
     _emit(_label_planted(report, planted), json_output, _show_dice)

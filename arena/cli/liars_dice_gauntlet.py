@@ -396,8 +396,12 @@ def _show_openers(result: Gauntlet, floor: float) -> None:
     out.print(
         escape(
             f"{result.bot} opened {opened['games']} games and won {opened['win_rate']:.1%} "
-            f"({len(opened['below_floor'])} types below {floor:.0%} in them); answered "
+            f"({_types(len(opened['below_floor']))} below {floor:.0%} in them); answered "
             f"{answered['games']} and won {answered['win_rate']:.1%} "
-            f"({len(answered['below_floor'])} types below {floor:.0%})"
+            f"({_types(len(answered['below_floor']))} below {floor:.0%})"
         )
     )
+
+
+def _types(count: int) -> str:
+    return f"{count} type" if count == 1 else f"{count} types"

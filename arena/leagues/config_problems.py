@@ -48,6 +48,7 @@ def validation_problems(
     terms (`_problem`)."""
     in_file: list[str] = []
     in_options: list[str] = []
+    top_level = 0  # how many problems of the file's own keys lead ``in_file``
     server_option = options.get("server")
     for error in exc.errors():
         loc = error["loc"]
@@ -62,9 +63,19 @@ def validation_problems(
             in_options.append(
                 f"{where} with {server_option}: {_problem(error, data, shapes, with_key=False)}"
             )
-        else:
+        elif _in_a_table(error["loc"]):
             in_file.append(_problem(error, data, shapes))
+        else:
+            # The file's own keys first: after a bot's problem, "unknown key 'gmes'" would
+            # read as another key of that bot.
+            in_file.insert(top_level, _problem(error, data, shapes))
+            top_level += 1
     return "; ".join(([f"{where}: {'; '.join(in_file)}"] if in_file else []) + in_options)
+
+
+def _in_a_table(loc: Sequence[Any]) -> bool:
+    """Whether a validation error's place is inside a bot's or the rules' table."""
+    return len(loc) > 1 and loc[0] in ("bots", "rules")
 
 
 def _problem(
