@@ -33,7 +33,12 @@ import structlog
 from arena.dealing import DEALING_VERSION, MatchSeed
 from arena.games import rulesets
 from arena.games.base import Game, GameResult
-from arena.games.errors import IllegalActionError, InvalidActionError, RulesetError
+from arena.games.errors import (
+    DecisionCapError,
+    IllegalActionError,
+    InvalidActionError,
+    RulesetError,
+)
 from arena.games.registry import canonical_name, get_spec
 from arena.records import RECORD_VERSION, Recorder
 from arena.transports.base import Seat, SeatFailure
@@ -192,8 +197,10 @@ class _Table:
         recorder: Recorder | None,
         players: Sequence[str] = (),
         time_bank: TimeBank | None = None,
+        max_decisions: int | None = None,
     ) -> None:
         self.game = game
+        self.max_decisions = max_decisions
         self.seats = seats
         self.players = players
         self.bank = time_bank
@@ -401,6 +408,16 @@ class _Table:
         game = self.game
         await self.flush_events()
         while not game.is_over():
+            if self.max_decisions is not None and self.decisions >= self.max_decisions:
+                # Nothing a bot plays can make a legal game this long: the engine never ends.
+                message = (
+                    f"{game.name} engine: game {self.game_id} is not over after "
+                    f"{self.decisions} decisions, its cap (GameSpec.max_decisions "
+                    f"{self.max_decisions}, above any legal game): a bug in the engine, not "
+                    "a bot's fault; the match stops"
+                )
+                self.log.error("decision_cap", decisions=self.decisions, cap=self.max_decisions)
+                raise DecisionCapError(message)
             due = game.to_act()
             if not due:
                 raise RuntimeError(f"{game.name} engine: game not over but no seat to act")
@@ -460,6 +477,7 @@ async def play_game(
         recorder=recorder,
         players=players,
         time_bank=time_bank,
+        max_decisions=spec.decision_cap(rules),
     )
     table.record(
         {

@@ -34,7 +34,13 @@ from arena.games.registry import ALIASES, UnknownGameError, canonical_name
 from arena.logs import LOG_LEVELS, LogSetupError, check_log_level, configure_logging
 from bots.adapters import AdapterRefused, adapter_for
 from bots.base import Bot
-from bots.client import BotClient, ClientRefused, ResumeFileError, check_resume_file
+from bots.client import (
+    BotClient,
+    ClientRefused,
+    ResumeFileError,
+    UnknownWireGame,
+    check_resume_file,
+)
 from bots.registry import (
     BOT_MODULES,
     BotConfigError,
@@ -68,6 +74,19 @@ def _game_names() -> str:
     spelled = {wire: name for name, wire in ALIASES.items() if "-" in name}
     return ", ".join(
         f"{spelled[wire]} ({wire})" if wire in spelled else wire for wire in sorted(BOT_MODULES)
+    )
+
+
+def _game_option_help() -> str:
+    """``--game``'s help: the games that have bots, as ``arena`` spells them, then the wire
+    names that differ (from the registries, never by hand)."""
+    spelled = {wire: name for name, wire in ALIASES.items() if "-" in name}
+    games = sorted(BOT_MODULES)
+    wire = [game for game in games if game in spelled]
+    return (
+        f"play only this game ({', '.join(spelled.get(game, game) for game in games)}"
+        + (f"; or {', '.join(wire)}" if wire else "")
+        + ")"
     )
 
 
@@ -270,9 +289,7 @@ def run(
         help="ws://HOST:PORT or mqtt://HOST:PORT; mqtt://USER:PASSWORD@HOST:PORT logs in to the "
         "broker (percent-encode : @ / ? # % in them), mqtts:// speaks TLS (port 8883)",
     ),
-    game: str | None = typer.Option(
-        None, help="play only this game (bulls-cows, liars-dice, mahjong; or bulls_cows, …)"
-    ),
+    game: str | None = typer.Option(None, help=_game_option_help()),
     config: Path | None = typer.Option(
         None,
         help="strategy config (TOML), as leagues and `arena match` take it: a 'strategy' key, "
@@ -364,7 +381,7 @@ def run(
         reasons = asyncio.run(_play(clients))
     except ClientRefused as exc:
         _die(refusal_hint(exc, players, tokens))
-    except AdapterRefused as exc:
+    except (AdapterRefused, UnknownWireGame) as exc:
         _die(str(exc))
     for client, reason in zip(clients, reasons, strict=True):
         typer.echo(f"{client.name}: {reason} ({client.decisions} decisions)", err=True)

@@ -29,9 +29,10 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import structlog
+from pydantic import ValidationError
 
 from arena.files import probe_writable
 from bots.adapters import (
@@ -51,6 +52,7 @@ from protocol.messages import (
     Error,
     ErrorCode,
     Event,
+    GameName,
     Hello,
     Ping,
     Request,
@@ -73,6 +75,11 @@ class ClientRefused(Exception):
     def __init__(self, message: str, code: ErrorCode | None = None) -> None:
         super().__init__(message)
         self.code = code
+
+
+class UnknownWireGame(Exception):
+    """The client has a bot for a game the protocol's models do not know (`GameName`): it
+    cannot say hello. The message is one line for a command's ``error:``."""
 
 
 class _Retry(Exception):
@@ -225,7 +232,8 @@ class BotClient:
         """Play until the server says bye (returns its reason) or refuses us (raises
         `ClientRefused`, or `AdapterRefused` for a link that cannot work: no welcome for our
         first hello, a broker that refuses the login). Once welcomed, a refused link is logged
-        and retried like a lost one."""
+        and retried like a lost one. A bot of a game the protocol does not know raises
+        `UnknownWireGame` at the first hello."""
         attempt = 0
         while not self._stopping:
             welcomed_before = self.welcomes
@@ -397,17 +405,26 @@ class BotClient:
 
     async def _hello(self, adapter: ServerAdapter, features: list[str] | None) -> Any:
         """Say hello (asking for ``features``) and return the server's first answer."""
-        await self._send(
-            adapter,
-            Hello(
+        try:
+            hello = Hello(
                 name=self.name,
                 token=self.token,
                 games=list(self.bots),
                 resume=self.resume_token,
                 events=self._listening,
                 features=features,
-            ),
-        )
+            )
+        except ValidationError as exc:
+            known = set(get_args(GameName))
+            unknown = sorted(game for game in self.bots if game not in known)
+            if not unknown:
+                raise
+            raise UnknownWireGame(
+                f"the protocol does not know the game {', '.join(map(repr, unknown))} (a bot "
+                f"of it is in bots/registry.py, but protocol.messages.GameName holds only "
+                f"{', '.join(sorted(known))}): no hello can name it"
+            ) from exc
+        await self._send(adapter, hello)
         return await adapter.receive()
 
     def _refused(self, error: Error) -> None:

@@ -1,6 +1,10 @@
 """All payloads of all games, as one union discriminated on ``game`` then ``kind``.
 
-A new game adds its module's union to `Payload`; nothing else in the protocol changes.
+A new game adds its module's union (``protocol/games/<game>.py``) to `Payload`, and its wire
+name to the two literal types that name games: `protocol.messages.GameName` (a ``hello``'s
+``games``) and `protocol.games.common.GameKind` (``match_start``, ``game_start``). A test
+(``tests/wire/test_game_names_contrib_findings.py``) checks that these agree with the engine
+registry; docs/PROTOCOL.md is then generated again (``arena protocol doc --write``).
 """
 
 from typing import Annotated

@@ -2,13 +2,28 @@
 PettingZoo's api_test/seed_test).
 
 ``check_engine(make_game, seeds)`` plays seeded random playouts and checks, at every step, the
-contract of `arena.games.base.Game`; then replays each seed and demands an identical trace.
+contract of `arena.games.base.Game`; then replays each seed and demands an identical trace, in
+this process and (one seed) in another one with a different ``PYTHONHASHSEED``.
+
+What a seat may see is checked too: no observation or event delivered to a seat holds the match
+seed (any 16 hex digits of it), nor any of the other seats' private facts that
+`HIDDEN_INFORMATION` (one hook per game, keyed by the engine's ``name``) lists for the state.
+
+``make_game`` must be picklable (use `SpecGame`, or a module-level function) so that the other
+process can rebuild the game. tests/conftest.py registers this module for pytest's assertion
+rewriting; every assert still carries a message, for a run without it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable, Iterable
+import os
+import pickle
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
@@ -16,11 +31,31 @@ from pydantic import BaseModel, TypeAdapter
 from arena.dealing import MatchSeed
 from arena.games.base import Game
 from arena.games.errors import GameError, IllegalActionError, InvalidActionError
+from arena.games.registry import get_spec
 from protocol.payloads import Payload
 
 PAYLOAD: TypeAdapter[Any] = TypeAdapter(Payload)
 
 GameMaker = Callable[[MatchSeed], Game[Any]]
+Secrets = Callable[[Any, int], list[str]]
+"""``secrets(game, seat)``: the other seats' private facts in ``game``'s state now, each as a
+piece of compact JSON (``json.dumps(..., separators=(",", ":"))`` of a payload) that must not
+occur in what ``seat`` is shown: its observation, and the events delivered to it. A fact the
+engine has made public (a reveal) is no longer listed; nor is one that equals what the seat
+legitimately knows (its own dice), since a text match cannot tell the two apart."""
+
+
+@dataclass(frozen=True)
+class SpecGame:
+    """A picklable game maker: the registry's game ``name`` with these rules and deal."""
+
+    name: str
+    rules: Mapping[str, Any]
+    deal: Mapping[str, Any]
+
+    def __call__(self, seed: MatchSeed) -> Game[Any]:
+        return get_spec(self.name).new_game(self.rules, seed, self.deal)
+
 
 GARBAGE_ACTIONS = (
     "",
@@ -43,10 +78,12 @@ def _dump_events(game: Game[Any]) -> list[Any]:
     for event in game.drain_events():
         data = event.payload.model_dump(mode="json")
         # Every event must be a valid wire payload, readable back by the one adapter.
-        assert PAYLOAD.validate_python(data) is not None
+        assert PAYLOAD.validate_python(data) is not None, f"event {data} is not a wire payload"
         if event.to is not None:
             assert event.to, "a private event must name at least one seat"
-            assert all(0 <= seat < game.num_seats for seat in event.to), event.to
+            assert all(0 <= seat < game.num_seats for seat in event.to), (
+                f"a private event names a seat outside the game: {sorted(event.to)}"
+            )
         dumped.append((None if event.to is None else sorted(event.to), data))
     return dumped
 
@@ -94,11 +131,14 @@ def _check_step(game: Game[Any]) -> None:
         listed, hint = game.describe_legal(seat)
         assert listed is not None or hint, "an unlisted legal set needs a hint"
         if listed is not None:
-            assert listed == [str(a) for a in legal]
+            assert listed == [str(a) for a in legal], (
+                f"seat {seat}: describe_legal lists {listed[:5]}…, legal_actions "
+                f"{[str(a) for a in legal][:5]}…: the request would show another set or order"
+            )
         for action in legal:
             text = str(action)
             assert game.parse_action(text) == action, f"{text!r} does not round-trip"
-            assert game.is_legal(seat, action)
+            assert game.is_legal(seat, action), f"seat {seat}: {text!r} is listed but not legal"
         assert game.is_legal(seat, game.fallback_action(seat)), "fallback must be legal"
         for garbage in GARBAGE_ACTIONS:
             try:
@@ -120,19 +160,184 @@ def _check_step(game: Game[Any]) -> None:
         assert before == after, "a rejected action changed the state"
 
 
+def _compact(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def _liars_dice_secrets(game: Any, seat: int) -> list[str]:
+    """The dice under the other cups, as the ``dice`` field of a payload renders them, until the
+    challenge's reveal (a new round deals new cups; a finished game has none hidden)."""
+    if game.is_over():
+        return []
+    own = list(game.hands[seat])
+    return [
+        f'"dice":{_compact(list(hand))}'
+        for other, hand in enumerate(game.hands)
+        if other != seat and hand and list(hand) != own
+    ]
+
+
+def _mahjong_secrets(game: Any, seat: int) -> list[str]:
+    """The other seats' concealed tiles (as ``tiles`` renders a hand), their concealed kongs
+    (as a shown meld, and as the private ``kong`` event), the tile another seat just drew (its
+    private ``draw`` event) and the next tiles of the wall (as a list of tile texts)."""
+    from arena.games.mahjong.state import DISCARD, TILE_TEXT, counts_text
+
+    if game.is_over():
+        return []
+    s = game.s
+    own = counts_text(s.counts[seat])
+    out = []
+    for other in range(game.num_seats):
+        if other == seat:
+            continue
+        concealed = counts_text(s.counts[other])
+        if concealed and concealed != own:
+            out.append(f'"tiles":"{concealed}"')
+        for exposed in s.melds[other]:
+            if exposed.shown.kind == "ckong":
+                out.append(f'"kind":"ckong","tiles":"{exposed.shown.tiles}"')
+                out.append(f'"meld":"ckong","tile":"{TILE_TEXT[exposed.meld.tiles[0]]}"')
+        if s.phase == DISCARD and s.turn == other and s.drawn >= 0:
+            out.append(f'"kind":"draw","seat":{other},"tile":"{TILE_TEXT[s.drawn]}"')
+    wall = s.wall.remaining()
+    if len(wall) >= 4:
+        out.append(_compact([TILE_TEXT[t] for t in wall[:4]])[:-1])
+    return out
+
+
+def _bulls_cows_secrets(game: Any, seat: int) -> list[str]:
+    """Solve: the referee's secret. Duel: a code the other seat has revealed while this seat's
+    reveal is still due (reveals are shown together); codes are quoted JSON strings."""
+    if game.is_over():
+        return []
+    codes = game.space.codes
+    if game._secret is not None:
+        return [f'"{codes[game._secret]}"']
+    # A code either seat guessed is in this seat's own view already.
+    guessed = {codes[guess] for history in game._history for guess, _ in history}
+    return [
+        f'"{codes[code]}"'
+        for other, code in enumerate(game._revealed)
+        if other != seat and code is not None and codes[code] not in guessed
+    ]
+
+
+HIDDEN_INFORMATION: dict[str, Secrets] = {
+    "bulls_cows": _bulls_cows_secrets,
+    "liars_dice": _liars_dice_secrets,
+    "mahjong": _mahjong_secrets,
+}
+"""What each seat must not see, per game (`Secrets`). A game of perfect information has an entry
+too (``lambda game, seat: []``), so that a new game cannot skip the question."""
+
+
+@dataclass
+class _Watch:
+    """What the secrecy checks look for: windows of the seed's hex, and the game's hook."""
+
+    seed_windows: tuple[str, ...]
+    secrets: Secrets
+
+    @classmethod
+    def of(cls, game: Game[Any], seed: MatchSeed, secrets: Secrets | None) -> _Watch:
+        if secrets is None:
+            hook = HIDDEN_INFORMATION.get(game.name)
+            assert hook is not None, (
+                f"no hidden-information hook for the game {game.name!r}: add "
+                f"`secrets(game, seat) -> list[str]` to HIDDEN_INFORMATION in tests/conformance.py "
+                "(the other seats' private facts as the protocol renders them; "
+                "`lambda game, seat: []` for a game of perfect information)"
+            )
+            secrets = hook
+        text = seed.hex()
+        return cls(tuple(text[i : i + 16] for i in range(len(text) - 15)), secrets)
+
+    def check(self, game: Game[Any], seat: int, what: str, text: str, public: bool) -> None:
+        lowered = text.lower()
+        for window in self.seed_windows:
+            assert window not in lowered, (
+                f"{what} for seat {seat} holds the match seed ({window}…): {text[:300]}"
+            )
+        if public:
+            return
+        for secret in self.secrets(game, seat):
+            assert secret not in text, (
+                f"{what} for seat {seat} shows another seat's private information {secret}: "
+                f"{text[:300]}"
+            )
+
+    def observations(self, game: Game[Any]) -> None:
+        over = game.is_over()
+        for seat in range(game.num_seats):
+            text = _compact(game.observation(seat).model_dump(mode="json"))
+            self.check(game, seat, "the observation", text, public=over)
+
+    def events(self, game: Game[Any], events: list[Any]) -> None:
+        """Events drained after a step, against the secrets of the state after that step (a
+        reveal in the step made its facts public)."""
+        for seat in range(game.num_seats):
+            for to, data in events:
+                if to is None or seat in to:
+                    self.check(game, seat, f"the {data.get('kind')!r} event", _compact(data), False)
+
+
+def _check_copy(game: Game[Any], seat: int, action: Any) -> None:
+    """Applying to a copy must leave the game it was copied from alone: its observations and
+    its pending events (a copy sharing the events list hands them to the wrong game)."""
+    base = game.copy()
+    base.drain_events()
+    before = [base.observation(s).model_dump(mode="json") for s in range(base.num_seats)]
+    probe = base.copy()
+    probe.apply(seat, action)
+    leaked = base.drain_events()
+    assert not leaked, (
+        f"applying {action} to a copy gave the original {len(leaked)} pending event(s) "
+        f"({type(leaked[0].payload).__name__}): copy() shares the pending-events list"
+    )
+    after = [base.observation(s).model_dump(mode="json") for s in range(base.num_seats)]
+    for s, (old, new) in enumerate(zip(before, after, strict=True)):
+        assert old == new, (
+            f"applying {action} to a copy changed the original's observation of seat {s}: "
+            "copy() shares mutable state"
+        )
+
+
+def _legal_digest(legal: list[Any]) -> str:
+    return hashlib.sha256("\n".join(map(str, legal)).encode()).hexdigest()[:16]
+
+
 def random_playout(
-    make_game: GameMaker, seed: MatchSeed, max_steps: int = 10_000, check: bool = True
+    make_game: GameMaker,
+    seed: MatchSeed,
+    max_steps: int = 10_000,
+    check: bool = True,
+    secrets: Secrets | None = None,
 ) -> list[Any]:
-    """Play uniformly random legal actions (chosen from a seeded stream); return the trace."""
+    """Play uniformly random legal actions (chosen from a seeded stream); return the trace:
+    every seat's observation at each step, the order of each legal list, the actions, the
+    events and the result."""
     game = make_game(seed)
+    watch = _Watch.of(game, seed, secrets) if check else None
     chooser = seed.stream("conformance", "chooser")
-    trace: list[Any] = [("events", _dump_events(game))]
+    events = _dump_events(game)
+    if watch is not None:
+        watch.events(game, events)
+    trace: list[Any] = [("events", events)]
     steps = 0
     while not game.is_over():
         steps += 1
         assert steps <= max_steps, f"no end after {max_steps} steps"
         if check:
             _check_step(game)
+        if watch is not None:
+            watch.observations(game)
+        trace.append(
+            (
+                "observations",
+                [game.observation(s).model_dump(mode="json") for s in range(game.num_seats)],
+            )
+        )
         # As the referee does: every seat due now answers, then the engine resolves the step.
         for seat in game.to_act():
             legal = list(game.legal_actions(seat))
@@ -146,25 +351,115 @@ def random_playout(
                 assert twin.observation(seat).model_dump(mode="json") == twin_before, (
                     "applying to a copy changed another copy"
                 )
+                _check_copy(game, seat, action)
             game.apply(seat, action)
-            trace.append((seat, str(action), _dump_events(game)))
+            events = _dump_events(game)
+            if watch is not None:
+                watch.events(game, events)
+            trace.append((seat, _legal_digest(legal), str(action), events))
+    if watch is not None:
+        watch.observations(game)
+    trace.append(
+        (
+            "observations",
+            [game.observation(s).model_dump(mode="json") for s in range(game.num_seats)],
+        )
+    )
     assert not game.to_act(), "a finished game still has seats to act"
     result = game.result()
-    assert len(result.scores) == game.num_seats
-    assert all(0 <= w < game.num_seats for w in result.winners)
+    assert len(result.scores) == game.num_seats, (
+        f"result has {len(result.scores)} scores for {game.num_seats} seats"
+    )
+    assert all(0 <= w < game.num_seats for w in result.winners), (
+        f"result names a winner outside the game: {result.winners}"
+    )
     json.dumps(dict(result.detail))
     trace.append(("result", list(result.scores), list(result.winners), result.reason))
     return trace
 
 
-def check_engine(make_game: GameMaker, seeds: Iterable[int | str], max_steps: int = 10_000) -> None:
-    """Run the whole suite for each seed: contract checks, then same seed ⇒ identical trace."""
+def _first_difference(here: list[Any], there: list[Any]) -> str:
+    for step, (a, b) in enumerate(zip(here, there, strict=False)):
+        if a != b:
+            return f"entry {step}: here {_compact(a)[:200]}, there {_compact(b)[:200]}"
+    return f"one trace is longer: {len(here)} entries here, {len(there)} there"
+
+
+def _other_hash_seed() -> str:
+    mine = os.environ.get("PYTHONHASHSEED", "random")
+    return "1" if mine == "0" else "0" if not mine.isdigit() else str((int(mine) + 1) % 2**32)
+
+
+def _replay_from_stdin() -> None:
+    """The other process's side of `_check_other_process`."""
+    make_game, raw, max_steps = pickle.loads(sys.stdin.buffer.read())
+    trace = random_playout(make_game, MatchSeed.from_text(raw), max_steps, check=False)
+    sys.stdout.write(_compact(trace))
+
+
+def _check_other_process(
+    make_game: GameMaker, raw: int | str, trace: list[Any], max_steps: int
+) -> None:
+    """Replay seed ``raw`` in a fresh interpreter with another ``PYTHONHASHSEED``: an engine that
+    iterates a set or dict of strings (or reads the process-global random) diverges there."""
+    try:
+        payload = pickle.dumps((make_game, raw, max_steps))
+    except (pickle.PicklingError, AttributeError, TypeError) as exc:
+        raise AssertionError(
+            f"make_game {make_game!r} cannot be pickled ({exc}): the suite replays a seed in "
+            "another process; pass conformance.SpecGame(name, rules, deal) or a module-level "
+            "function"
+        ) from None
+    hash_seed = _other_hash_seed()
+    env = {
+        **os.environ,
+        "PYTHONHASHSEED": hash_seed,
+        "PYTHONPATH": os.pathsep.join(path for path in sys.path if path),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {__name__} as suite; suite._replay_from_stdin()"],
+        input=payload,
+        capture_output=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, (
+        f"seed {raw!r}: the replay in another process failed "
+        f"(exit {done.returncode}): {done.stderr.decode(errors='replace')[-2000:]}"
+    )
+    here = json.loads(_compact(trace))
+    there = json.loads(done.stdout)
+    assert here == there, (
+        f"seed {raw!r}: the game differs in a process with PYTHONHASHSEED={hash_seed} "
+        f"({_first_difference(here, there)}): does the engine iterate a set or dict of strings, "
+        "or use the process-global random module?"
+    )
+
+
+def check_engine(
+    make_game: GameMaker,
+    seeds: Iterable[int | str],
+    max_steps: int = 10_000,
+    secrets: Secrets | None = None,
+) -> None:
+    """Run the whole suite for each seed: contract and secrecy checks, then same seed ⇒
+    identical trace, here and (the first seed) in another process.
+
+    ``secrets`` replaces the game's `HIDDEN_INFORMATION` hook (a test of the suite itself)."""
     traces = []
+    raws = []
     for raw in seeds:
         seed = MatchSeed.from_text(raw)
-        first = random_playout(make_game, seed, max_steps, check=True)
+        first = random_playout(make_game, seed, max_steps, check=True, secrets=secrets)
         second = random_playout(make_game, seed, max_steps, check=False)
-        assert first == second, f"seed {raw!r}: two playouts of the same seed differ"
+        assert first == second, (
+            f"seed {raw!r}: two playouts of the same seed differ "
+            f"({_first_difference(first, second)})"
+        )
         traces.append(first)
+        raws.append(raw)
+    assert traces, "check_engine needs at least one seed"
     if len(traces) > 1:
         assert any(t != traces[0] for t in traces[1:]), "every seed gave the same game"
+    _check_other_process(make_game, raws[0], traces[0], max_steps)

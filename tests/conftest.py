@@ -6,7 +6,12 @@ from typing import Any
 
 import pytest
 
-from arena.logs import configure_logging, logging_settings
+# The engine conformance suite is a helper module the game tests import, so pytest would not
+# rewrite its asserts (a failure would show a bare AssertionError): register it under both of
+# the names the tests import it by, before any test module imports it.
+pytest.register_assert_rewrite("conformance", "tests.conformance")
+
+from arena.logs import configure_logging, logging_settings  # noqa: E402
 
 QUIET = ("warning", None)
 

@@ -415,6 +415,13 @@ def deficiency_cmd(
         out.print(f"tiles that bring it closer, with copies not in your hand or melds: {listed}")
 
 
+BENCH_HELP = (
+    "Win check and deficiency against the `mahjong` PyPI package, and seed 001's comparison: "
+    "theorem 1 (and our check, in Python and in C) against the recursive set removal, for the "
+    "win check and `waits`; all measured in one run on the same hands (docs/BENCHMARKS.md)."
+)
+
+
 def bench_cmd(
     hands: int = typer.Option(
         20_000, "--hands", callback=at_least(3), help="hands of each size to measure"
@@ -427,9 +434,6 @@ def bench_cmd(
     ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
-    """Win check and deficiency against the `mahjong` PyPI package, and seed 001's comparison:
-    theorem 1 (and our check, in Python and in C) against the recursive set removal, for the
-    win check and `waits`; all measured in one run on the same hands (docs/BENCHMARKS.md)."""
     try:
         with interrupt_exits(None):
             results = run_hand_bench(hands, seed, rounds)
@@ -443,4 +447,4 @@ def bench_cmd(
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
     app.add_typer(mahjong_app, name="mahjong")
-    bench_app.command("mahjong")(bench_cmd)
+    bench_app.command("mahjong", help=BENCH_HELP)(bench_cmd)

@@ -1,7 +1,8 @@
 """``arena``: the referee side's command line.
 
 Each game or room registers its commands from its own module (``register(app, match_app,
-bench_app)``), so adding a game never edits another game's CLI.
+bench_app)``): adding a game adds its module and one line to `CLI_MODULES` below (which sets
+the help order), and edits no other game's CLI.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import typer
 
 from arena.cli.common import fail, log_level_option, version_option
 from arena.cli.stopping import interrupted_exit, stop_like_ctrl_c
+from arena.games.errors import DecisionCapError
 from arena.logs import LOG_LEVELS, LogSetupError, configure_logging
 
 app = typer.Typer(
@@ -106,6 +108,14 @@ def main() -> None:
     stop_like_ctrl_c()
     try:
         app()
+    except DecisionCapError as exc:
+        # An engine that never ends (a bug of the engine, `GameSpec.max_decisions`): the match
+        # stops with one line naming the game and the cap, whichever command played it (and,
+        # as for any `fail`, a progress bar stopped and a fresh seed shown).
+        try:
+            fail(str(exc), code=1)
+        except typer.Exit as stop:
+            raise SystemExit(stop.exit_code) from None
     except KeyboardInterrupt:
         # Typer turns Ctrl-C inside a command into a silent exit 130 (so each long command
         # says it was interrupted itself, `common.interrupt_exits`); this is for the rest,

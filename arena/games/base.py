@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from pydantic import BaseModel
 
 from arena.dealing import MatchSeed
+from arena.games.errors import GameError
 
 
 class ActionValue(Protocol):
@@ -49,16 +50,45 @@ class GameEvent:
 @dataclass(frozen=True, slots=True)
 class GameResult:
     """Final outcome. ``scores`` is per seat and zero-sum where the game is (mahjong points),
-    else 1 / 0 / 0.5 for win / loss / draw. ``detail`` is JSON-able, game specific."""
+    else 1 / 0 / 0.5 for win / loss / draw. ``detail`` is JSON-able, game specific.
+
+    ``winners`` must agree with ``scores`` (checked here, `GameError` otherwise): distinct seats
+    of the game; every winner scores at least as much as every other seat; and with no winner
+    every seat scores the same (a draw, or a lone 1A2B solver that did not solve). This holds for
+    each game: a 1A2B or liar's dice winner scores 1 and a loser 0, a draw is 0.5 each; a mahjong
+    winner gains points that the payers lose (never less than 0: ``base_points`` may be 0, so a
+    win worth nothing ties the others), and an exhaustive draw moves no points."""
 
     scores: tuple[float, ...]
     winners: tuple[int, ...]
     reason: str
     detail: Mapping[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        seats = len(self.scores)
+        if len(set(self.winners)) != len(self.winners) or not all(
+            0 <= w < seats for w in self.winners
+        ):
+            raise GameError(
+                f"result winners {self.winners} must be distinct seats of the {seats} scored"
+            )
+        others = [self.scores[s] for s in range(seats) if s not in self.winners]
+        if self.winners and others:
+            low = min(self.scores[w] for w in self.winners)
+            if low < max(others):
+                raise GameError(
+                    f"result winners {self.winners} contradict the scores {self.scores}: "
+                    "a seat that did not win scores more than a winner"
+                )
+        elif not self.winners and len(set(self.scores)) > 1:
+            raise GameError(
+                f"result with no winner but unequal scores {self.scores}: name the winners"
+            )
+
 
 class Game(ABC, Generic[A]):
-    """A game in progress. Mutable; `copy` is cheap and independent."""
+    """A game in progress. Mutable; `copy` is cheap and independent (its pending events too).
+    ``tests/conformance.py`` (`check_engine`) checks every engine against this contract."""
 
     name: ClassVar[str]
     num_seats: int
@@ -81,7 +111,11 @@ class Game(ABC, Generic[A]):
 
     @abstractmethod
     def parse_action(self, text: str) -> A:
-        """Read an action's text form; raise `InvalidActionError` naming what is wrong."""
+        """Read an action's text form; raise `InvalidActionError` naming what is wrong, never
+        another exception: the text is a bot's, untrusted. That includes the empty string,
+        control characters, non-text, Unicode digits (``"１２３"``, ``"²"``, ``"①"`` pass
+        `str.isdigit` but are no action: read digits as ASCII ``0-9`` only) and digit runs too
+        long for `int` (``tests/conformance.py`` ``GARBAGE_ACTIONS``)."""
 
     @abstractmethod
     def apply(self, seat: int, action: A) -> None:
@@ -89,11 +123,17 @@ class Game(ABC, Generic[A]):
 
     @abstractmethod
     def observation(self, seat: int) -> BaseModel:
-        """Everything ``seat`` may know now, and nothing more."""
+        """Everything ``seat`` may know now, and nothing more: a protocol payload (a member of
+        `protocol.payloads.Payload`), built afresh on each call (a caller may change it without
+        changing the game: no list or dict of the engine's own state in it). A seat outside the
+        game (negative, or ``num_seats`` and above) raises `GameError`: a negative index must
+        never show another seat's hand."""
 
     @abstractmethod
     def fallback_action(self, seat: int) -> A:
-        """The documented action the referee plays for a seat that failed to answer."""
+        """The documented action the referee plays for a seat that failed to answer: always
+        one of `legal_actions` of a due seat (the referee applies it as it is: an illegal
+        fallback would stop the game with `IllegalActionError`)."""
 
     @abstractmethod
     def is_over(self) -> bool: ...
@@ -121,7 +161,9 @@ class GameSpec:
     """How the arena finds a game: its wire name, how to build one, how many seats it takes.
 
     ``deal`` holds the JSON-able parameters that name the game's random streams (e.g. round and
-    hand of a mahjong match), so a record's header is enough to rebuild the game.
+    hand of a mahjong match), so a record's header is enough to rebuild the game. A game's
+    package exposes it as ``SPEC``, found through `arena.games.registry` (every file a new game
+    touches: docs/ARCHITECTURE.md, "Adding a game").
     """
 
     name: str
@@ -133,3 +175,14 @@ class GameSpec:
     action_grammar: tuple[str, ...] = ()
     #: how ``arena replay`` shows an event payload (JSON dict) to a person; ``None`` = generic
     render_event: Callable[[Mapping[str, Any]], str | None] | None = None
+    #: the most decisions the referee lets one game take, or a function of the rules (the
+    #: mapping `new_game` gets) giving it; ``None``: no cap. Set it well above the longest legal
+    #: game: a game still not over at the cap is an engine that never ends (a bug of the
+    #: engine, not of a bot), and the referee stops the match with `DecisionCapError`.
+    max_decisions: int | Callable[[Mapping[str, Any]], int] | None = None
+
+    def decision_cap(self, rules: Mapping[str, Any]) -> int | None:
+        """`max_decisions` for a game of ``rules``."""
+        if callable(self.max_decisions):
+            return self.max_decisions(rules)
+        return self.max_decisions

@@ -26,3 +26,9 @@ class NotYourTurnError(IllegalActionError):
 
 class RulesetError(GameError):
     """A ruleset has an unknown key or a bad value; the message names the key."""
+
+
+class DecisionCapError(GameError):
+    """A game was not over after its `GameSpec.max_decisions` decisions, more than any legal
+    game takes: its engine never ends (a bug of the engine, never a bot's fault), and the
+    referee stops the match with this error."""

@@ -17,10 +17,10 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -45,18 +45,8 @@ if TYPE_CHECKING:
     from arena.games.liars_dice.rules import LiarsDiceRules
     from arena.games.mahjong.rules import MahjongRules
 
-LeagueGame = Literal["mahjong", "liars-dice", "bulls-cows"]
-
-ENGINE_GAME: dict[str, str] = {
-    "mahjong": "mahjong",
-    "liars-dice": "liars_dice",
-    "bulls-cows": "bulls_cows",
-}
-"""League game name → the engine's (and the protocol's) game name."""
-
-DEFAULT_GAMES: dict[str, int] = {"mahjong": 384, "liars-dice": 500, "bulls-cows": 100}
-"""Games per match when the config does not say: the seeds' match lengths (384 hands, seed 003
-§4.1; 500 games a personality, seed 002 ch. 5) and a 1A2B duel series."""
+LeagueGame: TypeAlias = str
+"""A league's game name (``game = "liars-dice"``): a key of `LEAGUE_FORMATS`."""
 
 
 class BullsCowsLeagueRules(BaseModel):
@@ -67,6 +57,89 @@ class BullsCowsLeagueRules(BaseModel):
     digits: int = Field(default=3, ge=1)
     alphabet: str = Field(default="123456789", min_length=1)
     max_guesses: int = Field(default=20, ge=1)
+
+
+LeagueRules: TypeAlias = "MahjongRules | LiarsDiceRules | BullsCowsLeagueRules"
+"""The rules a league plays, as its config loaded them (`LeagueContents.rules`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueFormat:
+    """How a league plays one game. A league's per-game choices come from this table
+    (`LEAGUE_FORMATS`) and from `arena.leagues.play.MATCH_PLAYERS`, keyed alike: a game that is
+    missing from either is refused when its config loads (`LeagueConfig.game`), never half-way
+    through a league, and never played as another game."""
+
+    engine_game: str
+    """The engine's (and the protocol's) game name, as `arena.games.registry` knows it."""
+    default_games: int
+    """Games per match when the config does not say."""
+    difference_bounds: tuple[float, float] | None
+    """The range of A − B in one game, for the standings (`arena.leagues.standings`): (−1, 1)
+    for a game that scores each bot 0, ½ or 1; None where points have no useful bound."""
+    read_rules: Callable[[LeagueConfig], LeagueRules]
+    """Read the game's rules from the config (its ruleset file, its ``rules`` table or the
+    defaults); raises `ArenaError` for bad rules."""
+
+
+def _read_mahjong_rules(config: LeagueConfig) -> MahjongRules:
+    from arena.games.mahjong.rules import default_ruleset
+    from arena.games.mahjong.rules import load_ruleset as load_mahjong
+
+    return load_mahjong(config.ruleset or default_ruleset(remote=config.server is not None))
+
+
+def _read_dice_rules(config: LeagueConfig) -> LiarsDiceRules:
+    from arena.games.liars_dice.rules import LiarsDiceRules
+    from arena.games.liars_dice.rules import load_ruleset as load_dice
+
+    dice = load_dice(config.ruleset) if config.ruleset else LiarsDiceRules()
+    if dice.players != 2:
+        raise LeagueConfigError(f"a league match seats two bots; players = {dice.players}")
+    return dice
+
+
+def _read_bulls_cows_rules(config: LeagueConfig) -> BullsCowsLeagueRules:
+    from arena.games.bulls_cows.codes import check_space
+
+    rules = config.rules or BullsCowsLeagueRules()
+    check_space(rules.digits, rules.alphabet)
+    return rules
+
+
+LEAGUE_FORMATS: dict[str, LeagueFormat] = {
+    "mahjong": LeagueFormat("mahjong", 384, None, _read_mahjong_rules),
+    "liars-dice": LeagueFormat("liars_dice", 500, (-1.0, 1.0), _read_dice_rules),
+    "bulls-cows": LeagueFormat("bulls_cows", 100, (-1.0, 1.0), _read_bulls_cows_rules),
+}
+"""League game name → its format. The default match lengths are the seeds' (384 hands, seed 003
+§4.1; 500 games a personality, seed 002 ch. 5) and a 1A2B duel series. Adding a game to leagues
+adds it here and to `arena.leagues.play.MATCH_PLAYERS` (docs/ARCHITECTURE.md, "Adding a
+game")."""
+
+ENGINE_GAME: dict[str, str] = {game: f.engine_game for game, f in LEAGUE_FORMATS.items()}
+"""League game name → the engine's (and the protocol's) game name."""
+
+DEFAULT_GAMES: dict[str, int] = {game: f.default_games for game, f in LEAGUE_FORMATS.items()}
+"""Games per match when the config does not say (`LEAGUE_FORMATS`)."""
+
+
+def league_format_problem(game: str) -> str | None:
+    """Why a league cannot play ``game`` (None: it can): no `LEAGUE_FORMATS` entry, or no match
+    player in `arena.leagues.play.MATCH_PLAYERS`. The message names the games that have both."""
+    # Imported here: the player imports this module.
+    from arena.leagues.play import MATCH_PLAYERS
+
+    playable = ", ".join(sorted(LEAGUE_FORMATS.keys() & MATCH_PLAYERS.keys()))
+    if game not in LEAGUE_FORMATS:
+        return f"no league format for {game!r}; the games that have one: {playable}"
+    if game not in MATCH_PLAYERS:
+        return (
+            f"{game!r} has a league format (LEAGUE_FORMATS in arena/leagues/config.py) but no "
+            f"match player (MATCH_PLAYERS in arena/leagues/play.py); the games that have "
+            f"both: {playable}"
+        )
+    return None
 
 
 _SECRET_SEED = re.compile(r"[0-9a-fA-F]{64}")
@@ -86,7 +159,7 @@ class LeagueContents:
 
     bots: dict[str, tuple[str, dict[str, Any]]]
     """Bot name → (strategy, config)."""
-    rules: MahjongRules | LiarsDiceRules | BullsCowsLeagueRules
+    rules: LeagueRules
 
     def rules_mapping(self) -> dict[str, Any]:
         if isinstance(self.rules, BullsCowsLeagueRules):
@@ -164,6 +237,14 @@ class LeagueConfig(BaseModel):
     """Whether loading built every bot once (`load_league`'s ``build_bots``); copies made by
     `with_overrides` do as this one did."""
     """What the files said when the config loaded (`contents`)."""
+
+    @field_validator("game")
+    @classmethod
+    def _has_format(cls, game: str) -> str:
+        problem = league_format_problem(game)
+        if problem is not None:
+            raise ValueError(problem)
+        return game
 
     @field_validator("bots")
     @classmethod
@@ -356,11 +437,10 @@ class LeagueConfig(BaseModel):
         """The game's rules object (mahjong, liar's dice) or the 1A2B rules mapping, as the
         config loaded them. A caller that knows the game takes `mahjong_rules`, `dice_rules` or
         `bulls_cows_rules` instead, which keep the type."""
-        if self.game == "mahjong":
-            return self.mahjong_rules()
-        if self.game == "liars-dice":
-            return self.dice_rules()
-        return self.bulls_cows_rules().model_dump()
+        rules = self.contents.rules
+        if isinstance(rules, BullsCowsLeagueRules):
+            return rules.model_dump()
+        return rules
 
     def mahjong_rules(self) -> MahjongRules:
         """The ruleset of a mahjong league (default: the competition rules, every seat asked on
@@ -387,29 +467,12 @@ class LeagueConfig(BaseModel):
         assert isinstance(rules, kind)
         return rules
 
-    def _read_rules(self) -> MahjongRules | LiarsDiceRules | BullsCowsLeagueRules:
-        """Read the game's rules from the ruleset file (or the defaults); raises `ArenaError`
-        for a bad ruleset."""
+    def _read_rules(self) -> LeagueRules:
+        """Read the game's rules (`LeagueFormat.read_rules`); raises `ArenaError` for a bad
+        ruleset."""
         if self.ruleset is not None:
             self._no_time_table()
-        if self.game == "mahjong":
-            from arena.games.mahjong.rules import default_ruleset
-            from arena.games.mahjong.rules import load_ruleset as load_mahjong
-
-            return load_mahjong(self.ruleset or default_ruleset(remote=self.server is not None))
-        if self.game == "liars-dice":
-            from arena.games.liars_dice.rules import LiarsDiceRules
-            from arena.games.liars_dice.rules import load_ruleset as load_dice
-
-            dice = load_dice(self.ruleset) if self.ruleset else LiarsDiceRules()
-            if dice.players != 2:
-                raise LeagueConfigError(f"a league match seats two bots; players = {dice.players}")
-            return dice
-        from arena.games.bulls_cows.codes import check_space
-
-        rules = self.rules or BullsCowsLeagueRules()
-        check_space(rules.digits, rules.alphabet)
-        return rules
+        return LEAGUE_FORMATS[self.game].read_rules(self)
 
     def _no_time_table(self) -> None:
         """A league's time controls are its own keys; a ruleset's ``[time]`` table (read by

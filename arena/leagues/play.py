@@ -17,7 +17,7 @@ import re
 import secrets
 import shutil
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
-from arena.leagues.config import LeagueConfig
+from arena.leagues.config import LeagueConfig, LeagueConfigError, league_format_problem
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 from arena.matches.bot_seeds import seeded_options
 from arena.processes import process_alive
@@ -263,13 +263,13 @@ async def play_league_match(
     ``plan.bots`` order). Without ``finish`` the match's record stays a partial record
     (``outcome.partial_record``) for the storing process to move into place (`finish_record`)."""
     started = time.perf_counter()
+    # A config refuses a game without a player when it loads (`league_format_problem`); one
+    # built around that check is refused here, before any record is made.
+    player = MATCH_PLAYERS.get(config.game)
+    if player is None:
+        raise LeagueConfigError(league_format_problem(config.game) or config.game)
     with _recording(config, plan, finish=finish) as record:
-        if config.game == "mahjong":
-            outcome = await _mahjong(config, plan, progress, seats, record.recorder)
-        elif config.game == "liars-dice":
-            outcome = await _liars_dice(config, plan, progress, seats, record.recorder)
-        else:
-            outcome = await _bulls_cows(config, plan, progress, seats, record.recorder)
+        outcome = await player(config, plan, progress, seats, record.recorder)
     outcome.record = record.path
     outcome.partial_record = None if finish else record.part
     outcome.seconds = time.perf_counter() - started
@@ -432,3 +432,18 @@ async def _bulls_cows(
     games = [GameOutcome(k, k, {a: sa, b: sb}) for k, (sa, sb) in enumerate(report.scores)]
     penalties = dict(zip((a, b), report.penalties, strict=True))
     return MatchOutcome(plan, games, report.to_json(), 0.0, None, penalties)
+
+
+MatchPlayer = Callable[
+    [LeagueConfig, MatchPlan, Progress | None, Sequence[Seat] | None, JsonlRecorder | None],
+    Awaitable[MatchOutcome],
+]
+"""Plays one match of a league: in-process when ``seats`` is None, else on those seats."""
+
+MATCH_PLAYERS: dict[str, MatchPlayer] = {
+    "mahjong": _mahjong,
+    "liars-dice": _liars_dice,
+    "bulls-cows": _bulls_cows,
+}
+"""League game name → the player of its matches; keyed as `arena.leagues.config.LEAGUE_FORMATS`
+(a config whose game is missing from either is refused when it loads)."""

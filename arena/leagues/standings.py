@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.leagues.config import LEAGUE_FORMATS
 from arena.leagues.outcomes import MatchOutcome
 from arena.matches.stats import (
     Interval,
@@ -117,13 +118,14 @@ def _difference(a: str, b: str) -> Callable[[dict[str, float]], float]:
     return lambda scores: scores[a] - scores[b]
 
 
-DIFFERENCE_BOUNDS: dict[str, tuple[float, float] | None] = {
-    "mahjong": None,
-    "liars-dice": (-1.0, 1.0),
-    "bulls-cows": (-1.0, 1.0),
-}
-"""The range of A − B in one game (a game scores each bot 0, ½ or 1; mahjong points have no
-useful bound): a bounded difference gets `difference_interval`, inside this range."""
+def difference_bounds(game: str) -> tuple[float, float] | None:
+    """The range of A − B in one game of ``game`` (`LeagueFormat.difference_bounds`: a game
+    scores each bot 0, ½ or 1; mahjong points have no useful bound): a bounded difference gets
+    `difference_interval`, inside this range. A game without a league format (its config is
+    refused when it loads) counts as unbounded, whose interval holds for any scores, rather
+    than stopping the standings of games already played."""
+    league_format = LEAGUE_FORMATS.get(game)
+    return None if league_format is None else league_format.difference_bounds
 
 
 def match_lines(game: str, outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
@@ -135,7 +137,7 @@ def match_lines(game: str, outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
         difference = None
         no_spread = False
         if len(bots) == 2:
-            bounds = DIFFERENCE_BOUNDS[game]
+            bounds = difference_bounds(game)
             if bounds is None:
                 diffs = _unit_sums(outcome, _difference(bots[0], bots[1]))
                 difference = per_game_interval(diffs, len(outcome.games))

@@ -6,7 +6,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from conformance import check_engine
+from conformance import SpecGame, check_engine
 
 from arena.dealing import MatchSeed
 from arena.games.bulls_cows import SPEC, Answer, BullsCowsGame, Guess, Reveal, code_space
@@ -46,18 +46,16 @@ def play(game: BullsCowsGame, *actions: tuple[int, str]) -> None:
 
 
 def test_conformance_solve() -> None:
-    check_engine(lambda seed: SPEC.new_game({"mode": "solve"}, seed, {"game_index": 1}), [1, 2])
+    check_engine(SpecGame("bulls_cows", {"mode": "solve"}, {"game_index": 1}), [1, 2])
 
 
 def test_conformance_duel() -> None:
-    check_engine(
-        lambda seed: SPEC.new_game({"mode": "duel", "max_guesses": 4}, seed, {}), [1, 2, 3]
-    )
+    check_engine(SpecGame("bulls_cows", {"mode": "duel", "max_guesses": 4}, {}), [1, 2, 3])
 
 
 def test_conformance_small_duel() -> None:
     rules = {"mode": "duel", "digits": 2, "alphabet": "1234", "max_guesses": 3}
-    check_engine(lambda seed: SPEC.new_game(rules, seed, {}), range(12))
+    check_engine(SpecGame("bulls_cows", rules, {}), range(12))
 
 
 def test_registry_finds_the_spec() -> None:

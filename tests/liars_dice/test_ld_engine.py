@@ -30,7 +30,7 @@ from arena.games.liars_dice import (
 )
 from arena.games.registry import get_spec
 from protocol.games.liars_dice import Reveal
-from tests.conformance import check_engine
+from tests.conformance import SpecGame, check_engine
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
@@ -299,4 +299,4 @@ def test_registry_and_spec() -> None:
     ids=["seed", "wild", "party", "five-one-die"],
 )
 def test_conformance(rules: dict[str, object]) -> None:
-    check_engine(lambda seed: new_game(rules, seed, {"first": 1, "game_index": 2}), range(6))
+    check_engine(SpecGame("liars_dice", rules, {"first": 1, "game_index": 2}), range(6))

@@ -27,7 +27,7 @@ from arena.matches.liars_dice_series import make_ld_bot, play_direct
 from bots.liars_dice import BOTS, Probability, TableView
 from bots.liars_dice.view import p_true
 from protocol.games.liars_dice import DiceRolled, Rerolled, Reveal
-from tests.conformance import check_engine
+from tests.conformance import SpecGame, check_engine
 
 ROOT = Path(__file__).parent.parent.parent
 REROLL = LiarsDiceRules(reroll=True)
@@ -258,7 +258,7 @@ def test_reroll_option_is_checked(tmp_path: Path) -> None:
     ids=["reroll", "reroll-wild", "reroll-party", "reroll-one-die"],
 )
 def test_conformance_with_rerolls(rules: dict[str, object]) -> None:
-    check_engine(lambda seed: new_game(rules, seed, {"first": 1, "game_index": 2}), range(6))
+    check_engine(SpecGame("liars_dice", rules, {"first": 1, "game_index": 2}), range(6))
 
 
 # -- bots -------------------------------------------------------------------------------------

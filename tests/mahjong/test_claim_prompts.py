@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conformance import check_engine
+from conformance import SpecGame, check_engine
 from mahjong_table.mjt_walls import build_wall, game_on, legal_texts
 
 from arena.dealing import MatchSeed
@@ -229,11 +229,8 @@ def test_the_option_is_a_checked_ruleset_key_listed_only_when_on() -> None:
 
 def test_conformance_with_the_option() -> None:
     rules = load_ruleset("competition-server").to_mapping()
-
-    def make(seed: MatchSeed) -> MahjongGame:
-        return new_game(rules, seed, {"round": 2, "hand": 1, "scores": [0, 0, 500, -500]})
-
-    check_engine(make, range(6))
+    deal = {"round": 2, "hand": 1, "scores": [0, 0, 500, -500]}
+    check_engine(SpecGame("mahjong", rules, deal), range(6))
 
 
 def referee_record(ruleset: str, path: Path, strategies: list[str], games: int) -> None:

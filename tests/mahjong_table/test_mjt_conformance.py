@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from conformance import check_engine
+from conformance import SpecGame, check_engine
 
 from arena.dealing import MatchSeed
-from arena.games.mahjong.engine import SPEC, MahjongGame, new_game
+from arena.games.mahjong.engine import SPEC
 from arena.games.mahjong.rules import list_rulesets, load_ruleset
 
 
 @pytest.mark.parametrize("ruleset", ["competition", "common", "duplicate", "flowers"])
 def test_conformance(ruleset: str) -> None:
     rules = load_ruleset(ruleset).to_mapping()
-
-    def make(seed: MatchSeed) -> MahjongGame:
-        return new_game(rules, seed, {"round": 3, "hand": 2, "scores": [500, -500, 0, 0]})
-
-    check_engine(make, range(8))
+    deal = {"round": 3, "hand": 2, "scores": [500, -500, 0, 0]}
+    check_engine(SpecGame("mahjong", rules, deal), range(8))
 
 
 def test_shipped_rulesets_are_listed() -> None:

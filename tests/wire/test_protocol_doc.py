@@ -3,6 +3,7 @@ drift. Regenerate with `arena protocol doc --write`."""
 
 import re
 
+from arena.games.registry import GAME_MODULES, get_spec
 from arena.protocol_doc import DOC_PATH, EXAMPLES, render
 
 
@@ -13,9 +14,22 @@ def test_protocol_md_is_up_to_date() -> None:
 
 
 def test_every_game_has_a_complete_example() -> None:
+    """Every game of the registry, not every example: a new game needs an example (its
+    messages, and its action grammar, which the example's section renders)."""
     text = DOC_PATH.read_text(encoding="utf-8")
-    for example in EXAMPLES:
-        assert f"## {example.title}" in text
+    for game in sorted(GAME_MODULES):
+        examples = [example for example in EXAMPLES if example.game_kind == game]
+        assert examples, (
+            f"docs/PROTOCOL.md has no example of the game {game!r}: add an ExampleGame to "
+            "EXAMPLES in arena/protocol_doc.py, then run `arena protocol doc --write`"
+        )
+        for example in examples:
+            assert f"## {example.title}" in text, f"{example.title!r}: run `arena protocol doc`"
+        grammar = get_spec(game).action_grammar
+        assert grammar, f"{game!r}: its GameSpec has no action_grammar for docs/PROTOCOL.md"
+        for line in grammar:
+            form = line.partition(" — ")[0]
+            assert f"* `{form}`" in text, f"{game!r}: action form {form!r} is not in the doc"
     # A whole duel: both seats are asked, and the game ends with a reveal and a game_end.
     assert '"kind":"reveal"' in text
     assert '"kind":"game_end"' in text

@@ -29,6 +29,19 @@ def new_game(rules: Mapping[str, Any], seed: MatchSeed, deal: Mapping[str, Any])
     return BullsCowsGame(rules, seed, deal)
 
 
+def longest_game(rules: Mapping[str, Any]) -> int:
+    """The most decisions a legal game of ``rules`` takes: a solve game is at most
+    ``max_guesses`` guesses; in a duel each seat guesses at most ``max_guesses`` times, every
+    guess answered by the other (4 decisions a round), then both reveal: 4·max_guesses + 2."""
+    made = BullsCowsRules.from_mapping(rules)
+    return made.max_guesses if made.seats == 1 else 4 * made.max_guesses + 2
+
+
+def max_decisions(rules: Mapping[str, Any]) -> int:
+    """The referee's cap (`GameSpec.max_decisions`): twice the longest legal game."""
+    return 2 * longest_game(rules)
+
+
 SPEC = GameSpec(
     name=GAME_NAME,
     new_game=new_game,
@@ -40,6 +53,7 @@ SPEC = GameSpec(
         "max_guesses": DEFAULT_MAX_GUESSES,
     },
     title="1A2B (Bulls and Cows)",
+    max_decisions=max_decisions,
     action_grammar=(
         "guess 123 — guess a code (n distinct symbols of the alphabet)",
         "answer 1A2B — answer the opponent's pending guess (duel; any answer that leaves a code "

@@ -581,6 +581,13 @@ ACTION_GRAMMAR: tuple[str, ...] = (
     "pass — make no claim",
 )
 
+LONGEST_HAND = 368
+"""The most decisions a legal hand takes, whatever the rules. Each turn decision (discard,
+tsumo, kong) follows a non-flower tile coming to the seat's hand, drawn or claimed: at most the
+136 − 64 dealt = 72 drawn (flowers are replaced, never decided on), and at most 20 chi/pon
+claims (a seat's 16 tiles hold at most five melds). Each turn decision is followed by at most
+three others (the claims on a discard, the robs of an added kong): 4 × (72 + 20) = 368."""
+
 SPEC = GameSpec(
     name="mahjong",
     new_game=new_game,
@@ -589,4 +596,5 @@ SPEC = GameSpec(
     title="Taiwan 16-tile mahjong (one hand)",
     action_grammar=ACTION_GRAMMAR,
     render_event=render_event,
+    max_decisions=2 * LONGEST_HAND,  # twice the longest legal hand
 )
