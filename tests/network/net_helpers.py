@@ -313,6 +313,9 @@ class KeptLink:
     def types(self) -> list[str]:
         return [str(frame["type"]) for frame in self.frames]
 
+    def last(self, kind: str) -> dict[str, Any]:
+        return next(frame for frame in reversed(self.frames) if frame["type"] == kind)
+
 
 # -- Mosquitto -------------------------------------------------------------------------------
 

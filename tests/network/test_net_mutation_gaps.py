@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import pytest
-from net_helpers import raw_peer, running_server, wait_until, ws_url
+from net_helpers import KeptLink, raw_peer, running_server, wait_until, ws_url
 from wire_samples import solve_observation
 
 from arena.server import sessions
@@ -26,36 +26,6 @@ from protocol.games.bulls_cows import GuessMade
 from protocol.messages import Error, ErrorCode, Event, Hello, Request
 
 GAME = "bulls_cows"
-
-
-class KeptLink:
-    """A `Link` that keeps every frame the server sends it, read back as JSON."""
-
-    def __init__(self, transport: str = "websocket") -> None:
-        self.transport = transport
-        self.peer = f"test:{transport}"
-        self.frames: list[dict[str, Any]] = []
-        self.closed = False
-
-    async def send(self, text: str, *, urgent: bool = True) -> bool:
-        if self.closed:
-            return False
-        value = json.loads(text)
-        assert isinstance(value, dict)
-        self.frames.append(value)
-        return True
-
-    async def close(self, reason: str) -> None:
-        self.closed = True
-
-    def abort(self) -> None:
-        self.closed = True
-
-    def types(self) -> list[str]:
-        return [str(frame["type"]) for frame in self.frames]
-
-    def last(self, kind: str) -> dict[str, Any]:
-        return next(frame for frame in reversed(self.frames) if frame["type"] == kind)
 
 
 class Peer:
