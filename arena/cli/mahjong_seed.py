@@ -226,7 +226,8 @@ def render_explanation(e: Explanation) -> list[str]:
             zip(PILE_NAMES, e.piles.tiles, e.piles.remainders, strict=True)
         ):
             here = "  ← the pair is here" if i == e.piles.pair_pile else ""
-            lines.append(f"  {name}  {n:>2} tiles, {r} mod 3{here}")
+            tiles = "tile," if n == 1 else "tiles,"
+            lines.append(f"  {name}  {n:>2} {tiles:<6} {r} mod 3{here}")
     else:
         lines.append("honours form no chows: every honour held twice is tried as the pair")
     if e.pairs:
