@@ -8,128 +8,35 @@ the suite. Each is planted here in a stand-in engine and must be caught with its
 
 from __future__ import annotations
 
-import functools
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 from conformance import HIDDEN_INFORMATION, SpecGame, check_engine
+from pile_game import Pile, no_secrets, pile
 
 from arena.dealing import MatchSeed
-from arena.games.base import Game, GameEvent, GameResult
+from arena.games.base import GameEvent, GameResult
 from arena.games.bulls_cows.engine import BullsCowsGame
-from arena.games.errors import GameError, IllegalActionError, InvalidActionError
+from arena.games.errors import GameError
 from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules, parse_action
 from arena.games.mahjong.engine import MahjongGame, new_game
 from arena.games.mahjong.rules import load_ruleset
 from arena.games.mahjong.state import counts_text
 from arena.games.registry import GAME_MODULES
 from protocol.games.bulls_cows import BullsCowsObservation
-from protocol.games.common import GameStart
 from protocol.games.liars_dice import DiceRolled, LiarsDiceObservation
 from protocol.games.mahjong import MahjongObservation
 
 
-def no_secrets(game: Any, seat: int) -> list[str]:
-    return []
-
-
-# -- a tic-tac-toe-like stand-in: Nim, perfect information, bugs switched per instance ----------
-
-
-@dataclass(frozen=True)
-class Take:
-    count: int
-
-    def __str__(self) -> str:
-        return f"take {self.count}"
-
-
-class Nim(Game[Take]):
-    """Take 1 to 3 from a pile of 11; who takes the last wins. The wire union knows no test
-    game, so observations and events borrow the arena's own ``game_start`` payload."""
-
-    name: ClassVar[str] = "nim_stand_in"
-
-    def __init__(self, seed: MatchSeed, bugs: frozenset[str] = frozenset()) -> None:
-        self.num_seats = 2
-        self.bugs = bugs
-        self._seed_hex = seed.hex()
-        self.pile = 11
-        self.moves: list[int] = []
-        self._events: list[GameEvent] = []
-
-    def to_act(self) -> tuple[int, ...]:
-        return () if self.pile == 0 else (len(self.moves) % 2,)
-
-    def legal_actions(self, seat: int) -> Sequence[Take]:
-        if seat not in self.to_act():
-            return []
-        return [Take(n) for n in (1, 2, 3) if n <= self.pile]
-
-    def parse_action(self, text: str) -> Take:
-        parts = text.split()
-        if len(parts) != 2 or parts[0] != "take" or parts[1] not in ("1", "2", "3"):
-            raise InvalidActionError(f"{text[:20]!r}: expected 'take 1', 'take 2' or 'take 3'")
-        return Take(int(parts[1]))
-
-    def apply(self, seat: int, action: Take) -> None:
-        if action not in self.legal_actions(seat):
-            raise IllegalActionError(f"seat {seat} may not {action}")
-        self.pile -= action.count
-        self.moves.append(action.count)
-        self._events.append(GameEvent(self._payload(seat, {"took": action.count})))
-
-    def observation(self, seat: int) -> GameStart:
-        if not 0 <= seat < self.num_seats:
-            raise GameError(f"no seat {seat}")
-        moves: list[Any] = list(self.moves)
-        if "leak" in self.bugs:
-            moves.append(self._seed_hex)
-        return self._payload(seat, {"pile": self.pile, "moves": moves})
-
-    def fallback_action(self, seat: int) -> Take:
-        return Take(1)
-
-    def is_over(self) -> bool:
-        return self.pile == 0
-
-    def result(self) -> GameResult:
-        last = (len(self.moves) - 1) % 2
-        winner = 1 - last if "result" in self.bugs else last
-        scores = (1.0, 0.0) if last == 0 else (0.0, 1.0)
-        return GameResult(scores=scores, winners=(winner,), reason="last_take")
-
-    def drain_events(self) -> list[GameEvent]:
-        events, self._events = self._events, []
-        return events
-
-    def copy(self) -> Nim:
-        twin = object.__new__(Nim)
-        twin.__dict__.update(self.__dict__)
-        twin.moves = list(self.moves)
-        if "sharedcopy" not in self.bugs:
-            twin._events = list(self._events)
-        return twin
-
-    @staticmethod
-    def _payload(seat: int, rules: dict[str, Any]) -> GameStart:
-        return GameStart(game_kind="bulls_cows", seat=seat, players=[], rules=rules)
-
-
-def nim(*bugs: str) -> functools.partial[Nim]:
-    return functools.partial(Nim, bugs=frozenset(bugs))
-
-
 def test_the_stand_in_passes_without_bugs() -> None:
-    check_engine(nim(), range(3), secrets=no_secrets)
+    check_engine(pile(), range(3), secrets=no_secrets)
 
 
 def test_a_game_without_a_hidden_information_hook_is_refused() -> None:
     with pytest.raises(AssertionError, match="no hidden-information hook for the game "):
-        check_engine(nim(), range(3))
+        check_engine(pile(), range(3))
 
 
 # -- finding 3: what a seat may see --------------------------------------------------------------
@@ -137,7 +44,7 @@ def test_a_game_without_a_hidden_information_hook_is_refused() -> None:
 
 def test_an_observation_carrying_the_seed_is_caught() -> None:
     with pytest.raises(AssertionError, match="the observation for seat 0 holds the match seed"):
-        check_engine(nim("leak"), range(3), secrets=no_secrets)
+        check_engine(pile("seed"), range(3), secrets=no_secrets)
 
 
 class PeekingLiarsDice(LiarsDiceGame):
@@ -242,7 +149,7 @@ def test_legal_actions_in_set_order_are_caught() -> None:
 
 def test_a_maker_that_cannot_be_pickled_is_refused() -> None:
     with pytest.raises(AssertionError, match="cannot be pickled"):
-        check_engine(lambda seed: Nim(seed), range(2), secrets=no_secrets)
+        check_engine(lambda seed: Pile(seed), range(2), secrets=no_secrets)
 
 
 # -- finding 6: winners agree with scores --------------------------------------------------------
@@ -286,7 +193,7 @@ def test_results_of_every_game_are_accepted(
 
 def test_a_result_naming_the_loser_is_caught() -> None:
     with pytest.raises(GameError, match="contradict the scores"):
-        check_engine(nim("result"), range(3), secrets=no_secrets)
+        check_engine(pile("loser_wins"), range(3), secrets=no_secrets)
 
 
 # -- finding 12: the suite's own messages --------------------------------------------------------
@@ -294,7 +201,7 @@ def test_a_result_naming_the_loser_is_caught() -> None:
 
 def test_a_copy_sharing_pending_events_gets_its_own_message() -> None:
     with pytest.raises(AssertionError, match="copy\\(\\) shares the pending-events list"):
-        check_engine(nim("sharedcopy"), range(3), secrets=no_secrets)
+        check_engine(pile("shared_events"), range(3), secrets=no_secrets)
 
 
 def test_the_suite_is_rewritten_by_pytest_under_both_names() -> None:
