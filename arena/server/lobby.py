@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import secrets
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -11,7 +10,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from arena.server.auth import TokenStore
+from arena.server.auth import TokenStore, digest
 from arena.server.sessions import (
     DEFAULT_JOURNAL_CAP,
     DEFAULT_RECONNECT_GRACE_S,
@@ -46,10 +45,6 @@ def _same_secret(given: str, secret: str) -> bool:
     )
 
 
-def _digest(token: str) -> bytes:
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
-
-
 class EndedSessions:
     """Why recently ended sessions ended, by the SHA-256 of their resume token (the tokens
     themselves are not kept): at most `ENDED_KEPT`, the oldest forgotten first. Only a bot that
@@ -57,19 +52,19 @@ class EndedSessions:
 
     def __init__(self, kept: int = ENDED_KEPT) -> None:
         self.kept = kept
-        self._why: OrderedDict[bytes, tuple[str, str]] = OrderedDict()
+        self._why: OrderedDict[str, tuple[str, str]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._why)
 
     def note(self, session: BotSession) -> None:
-        self._why[_digest(session.resume_token)] = (session.name, session.ended or "it ended")
+        self._why[digest(session.resume_token)] = (session.name, session.ended or "it ended")
         while len(self._why) > self.kept:
             self._why.popitem(last=False)
 
     def why(self, name: str, token: str) -> str | None:
         """Why the session of bot ``name`` with resume token ``token`` ended, if known."""
-        known = self._why.get(_digest(token))
+        known = self._why.get(digest(token))
         return known[1] if known is not None and known[0] == name else None
 
 
@@ -173,7 +168,7 @@ class Lobby:
                 session.features = frozenset(hello.features or ())
                 return Admitted(session, resumed=True)
             if not _replaceable(session, link):
-                return self._refusal(hello, session, self.ended)
+                return self._refusal(hello, session)
             if self.draining:
                 return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
             # An MQTT bot waiting in the lobby that says hello on a new topic pair: most likely
@@ -185,7 +180,7 @@ class Lobby:
             taken = self._live(hello.name)  # forgets the replaced session
             if taken is not None:
                 # Another hello for the name got in while the old link was closing.
-                return self._refusal(hello, taken, self.ended)
+                return self._refusal(hello, taken)
         elif hello.resume is not None:
             ended = self.ended.why(hello.name, hello.resume)
             text = (
@@ -214,8 +209,7 @@ class Lobby:
         await self.notify()
         return Admitted(session, resumed=False)
 
-    @staticmethod
-    def _refusal(hello: Hello, session: BotSession, ended: EndedSessions) -> Error:
+    def _refusal(self, hello: Hello, session: BotSession) -> Error:
         state = session.state.value
         # The operator sees it too: two participants who chose one name, or a bot that
         # restarted without its resume token, are theirs to sort out.
@@ -223,7 +217,7 @@ class Lobby:
             "hello_refused", bot=hello.name, session_state=state, resume=hello.resume is not None
         )
         if hello.resume is not None:
-            why = ended.why(hello.name, hello.resume)
+            why = self.ended.why(hello.name, hello.resume)
             earlier = (
                 f": it named an earlier session of the bot, which has ended ({why})" if why else ""
             )
