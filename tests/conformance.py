@@ -5,9 +5,11 @@ PettingZoo's api_test/seed_test).
 contract of `arena.games.base.Game`; then replays each seed and demands an identical trace, in
 this process and (one seed) in another one with a different ``PYTHONHASHSEED``.
 
-What a seat may see is checked too: no observation or event delivered to a seat holds the match
-seed (any 16 hex digits of it), nor any of the other seats' private facts that
-`HIDDEN_INFORMATION` (one hook per game, keyed by the engine's ``name``) lists for the state.
+What a seat may see is checked too (tests/hidden_information.py has each game's two hooks): no
+observation or event delivered to a seat holds the match seed (any 16 hex digits of it), nor any
+of the other seats' private facts as the protocol renders them; and a seat cannot tell the game
+from copies in which everything it may not see is drawn again (a determinization, as an
+information-set search draws one): the same observation, legal actions, request and fallback.
 
 ``make_game`` must be picklable (use `SpecGame`, or a module-level function) so that the other
 process can rebuild the game. tests/conftest.py registers this module for pytest's assertion
@@ -20,12 +22,14 @@ import hashlib
 import json
 import os
 import pickle
+import random
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from hidden_information import HIDDEN_INFORMATION, Resample, Secrets
 from pydantic import BaseModel, TypeAdapter
 
 from arena.dealing import MatchSeed
@@ -37,12 +41,6 @@ from protocol.payloads import Payload
 PAYLOAD: TypeAdapter[Any] = TypeAdapter(Payload)
 
 GameMaker = Callable[[MatchSeed], Game[Any]]
-Secrets = Callable[[Any, int], list[str]]
-"""``secrets(game, seat)``: the other seats' private facts in ``game``'s state now, each as a
-piece of compact JSON (``json.dumps(..., separators=(",", ":"))`` of a payload) that must not
-occur in what ``seat`` is shown: its observation, and the events delivered to it. A fact the
-engine has made public (a reveal) is no longer listed; nor is one that equals what the seat
-legitimately knows (its own dice), since a text match cannot tell the two apart."""
 
 
 @dataclass(frozen=True)
@@ -164,94 +162,57 @@ def _compact(data: Any) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
-def _liars_dice_secrets(game: Any, seat: int) -> list[str]:
-    """The dice under the other cups, as the ``dice`` field of a payload renders them, until the
-    challenge's reveal (a new round deals new cups; a finished game has none hidden)."""
-    if game.is_over():
-        return []
-    own = list(game.hands[seat])
-    return [
-        f'"dice":{_compact(list(hand))}'
-        for other, hand in enumerate(game.hands)
-        if other != seat and hand and list(hand) != own
-    ]
+RESAMPLES_PER_CHECK = 2
+"""How many re-draws of what a seat cannot see each indistinguishability check compares."""
 
 
-def _mahjong_secrets(game: Any, seat: int) -> list[str]:
-    """The other seats' concealed tiles (as ``tiles`` renders a hand), their concealed kongs
-    (as a shown meld, and as the private ``kong`` event), the tile another seat just drew (its
-    private ``draw`` event) and the next tiles of the wall (as a list of tile texts)."""
-    from arena.games.mahjong.state import DISCARD, TILE_TEXT, counts_text
-
-    if game.is_over():
-        return []
-    s = game.s
-    own = counts_text(s.counts[seat])
-    out = []
-    for other in range(game.num_seats):
-        if other == seat:
-            continue
-        concealed = counts_text(s.counts[other])
-        if concealed and concealed != own:
-            out.append(f'"tiles":"{concealed}"')
-        for exposed in s.melds[other]:
-            if exposed.shown.kind == "ckong":
-                out.append(f'"kind":"ckong","tiles":"{exposed.shown.tiles}"')
-                out.append(f'"meld":"ckong","tile":"{TILE_TEXT[exposed.meld.tiles[0]]}"')
-        if s.phase == DISCARD and s.turn == other and s.drawn >= 0:
-            out.append(f'"kind":"draw","seat":{other},"tile":"{TILE_TEXT[s.drawn]}"')
-    wall = s.wall.remaining()
-    if len(wall) >= 4:
-        out.append(_compact([TILE_TEXT[t] for t in wall[:4]])[:-1])
-    return out
-
-
-def _bulls_cows_secrets(game: Any, seat: int) -> list[str]:
-    """Solve: the referee's secret. Duel: a code the other seat has revealed while this seat's
-    reveal is still due (reveals are shown together); codes are quoted JSON strings."""
-    if game.is_over():
-        return []
-    codes = game.space.codes
-    if game._secret is not None:
-        return [f'"{codes[game._secret]}"']
-    # A code either seat guessed is in this seat's own view already.
-    guessed = {codes[guess] for history in game._history for guess, _ in history}
-    return [
-        f'"{codes[code]}"'
-        for other, code in enumerate(game._revealed)
-        if other != seat and code is not None and codes[code] not in guessed
-    ]
-
-
-HIDDEN_INFORMATION: dict[str, Secrets] = {
-    "bulls_cows": _bulls_cows_secrets,
-    "liars_dice": _liars_dice_secrets,
-    "mahjong": _mahjong_secrets,
-}
-"""What each seat must not see, per game (`Secrets`). A game of perfect information has an entry
-too (``lambda game, seat: []``), so that a new game cannot skip the question."""
+def _difference(here: Any, there: Any, path: str = "") -> str:
+    """Where two views first differ, as ``path: here … there …``."""
+    if isinstance(here, dict) and isinstance(there, dict):
+        for key in list(here) + [k for k in there if k not in here]:
+            if here.get(key) != there.get(key):
+                return _difference(here.get(key), there.get(key), f"{path}.{key}" if path else key)
+    elif isinstance(here, list) and isinstance(there, list) and len(here) == len(there):
+        for i, (a, b) in enumerate(zip(here, there, strict=True)):
+            if a != b:
+                return _difference(a, b, f"{path}[{i}]")
+    return f"{path or 'the view'}: {_compact(here)[:150]} here, {_compact(there)[:150]} there"
 
 
 @dataclass
 class _Watch:
-    """What the secrecy checks look for: windows of the seed's hex, and the game's hook."""
+    """What the secrecy checks look for: windows of the seed's hex, and the game's hooks."""
 
     seed_windows: tuple[str, ...]
     secrets: Secrets
+    resample: Resample | None
+    rng: random.Random
+    hidden_seen: bool = False
+    """Some seat had a secret at a checked point."""
+    redrawn: bool = False
+    """Some re-draw by ``resample`` changed a seat's secrets."""
 
     @classmethod
-    def of(cls, game: Game[Any], seed: MatchSeed, secrets: Secrets | None) -> _Watch:
+    def of(
+        cls,
+        game: Game[Any],
+        seed: MatchSeed,
+        secrets: Secrets | None,
+        resample: Resample | None = None,
+    ) -> _Watch:
         if secrets is None:
             hook = HIDDEN_INFORMATION.get(game.name)
             assert hook is not None, (
                 f"no hidden-information hook for the game {game.name!r}: add "
-                f"`secrets(game, seat) -> list[str]` to HIDDEN_INFORMATION in tests/conformance.py "
-                "(the other seats' private facts as the protocol renders them; "
-                "`lambda game, seat: []` for a game of perfect information)"
+                f"{game.name!r}: HiddenInformation(secrets, resample) to HIDDEN_INFORMATION in "
+                "tests/hidden_information.py (the other seats' private facts as the protocol "
+                "renders them, and a copy of the game with them drawn again; "
+                "`HiddenInformation(no_secrets, no_resample)` for a game of perfect information)"
             )
-            secrets = hook
+            secrets, resample = hook.secrets, hook.resample
         text = seed.hex()
-        return cls(tuple(text[i : i + 16] for i in range(len(text) - 15)), secrets)
+        windows = tuple(text[i : i + 16] for i in range(len(text) - 15))
+        return cls(windows, secrets, resample, random.Random(f"conformance resample {text}"))
 
     def check(self, game: Game[Any], seat: int, what: str, text: str, public: bool) -> None:
         lowered = text.lower()
@@ -280,6 +241,45 @@ class _Watch:
             for to, data in events:
                 if to is None or seat in to:
                     self.check(game, seat, f"the {data.get('kind')!r} event", _compact(data), False)
+
+    @staticmethod
+    def view(game: Game[Any], seat: int) -> dict[str, Any]:
+        """Everything ``seat`` is given now: its observation and, when it is due, its legal
+        actions, the request's text of them, and what the referee plays if it fails to act."""
+        view: dict[str, Any] = {"observation": game.observation(seat).model_dump(mode="json")}
+        if seat in game.to_act():
+            view["legal_actions"] = [str(action) for action in game.legal_actions(seat)]
+            view["request"] = list(game.describe_legal(seat))
+            view["fallback"] = str(game.fallback_action(seat))
+        return view
+
+    def indistinguishable(self, game: Game[Any], seat: int) -> None:
+        """``seat`` must not tell ``game`` from copies with what it cannot see drawn again."""
+        if self.resample is None:
+            return
+        secrets = self.secrets(game, seat)
+        self.hidden_seen = self.hidden_seen or bool(secrets)
+        seen: dict[str, Any] | None = None
+        for _ in range(RESAMPLES_PER_CHECK):
+            twin = self.resample(game, seat, self.rng)
+            if twin is None:
+                return
+            # A subclass planting a bug (the suite's own tests) inherits a copy() that builds
+            # the engine's class: view the re-draw through the same class.
+            twin.__class__ = type(game)
+            self.redrawn = self.redrawn or self.secrets(twin, seat) != secrets
+            seen = seen or self.view(game, seat)
+            other = self.view(twin, seat)
+            assert other == seen, (
+                f"seat {seat} can tell the game from a copy that differs only in what it may not "
+                f"see (the other seats' secrets drawn again): {_difference(seen, other)}"
+            )
+
+    def finish(self) -> None:
+        assert self.resample is None or self.redrawn or not self.hidden_seen, (
+            "the game's resample hook never changed another seat's secrets: the "
+            "indistinguishability check compared a game with itself"
+        )
 
 
 def _check_copy(game: Game[Any], seat: int, action: Any) -> None:
@@ -313,12 +313,13 @@ def random_playout(
     max_steps: int = 10_000,
     check: bool = True,
     secrets: Secrets | None = None,
+    resample: Resample | None = None,
 ) -> list[Any]:
     """Play uniformly random legal actions (chosen from a seeded stream); return the trace:
     every seat's observation at each step, the order of each legal list, the actions, the
     events and the result."""
     game = make_game(seed)
-    watch = _Watch.of(game, seed, secrets) if check else None
+    watch = _Watch.of(game, seed, secrets, resample) if check else None
     chooser = seed.stream("conformance", "chooser")
     events = _dump_events(game)
     if watch is not None:
@@ -332,6 +333,8 @@ def random_playout(
             _check_step(game)
         if watch is not None:
             watch.observations(game)
+            for seat in range(game.num_seats):
+                watch.indistinguishable(game, seat)
         trace.append(
             (
                 "observations",
@@ -339,7 +342,10 @@ def random_playout(
             )
         )
         # As the referee does: every seat due now answers, then the engine resolves the step.
-        for seat in game.to_act():
+        for answered, seat in enumerate(game.to_act()):
+            if watch is not None and answered:
+                # A seat answering after another in the same step must not see that answer.
+                watch.indistinguishable(game, seat)
             legal = list(game.legal_actions(seat))
             assert legal, f"seat {seat} was due this step but lost its legal actions"
             action = chooser.choice(legal)
@@ -359,6 +365,7 @@ def random_playout(
             trace.append((seat, _legal_digest(legal), str(action), events))
     if watch is not None:
         watch.observations(game)
+        watch.finish()
     trace.append(
         (
             "observations",
@@ -442,16 +449,18 @@ def check_engine(
     seeds: Iterable[int | str],
     max_steps: int = 10_000,
     secrets: Secrets | None = None,
+    resample: Resample | None = None,
 ) -> None:
     """Run the whole suite for each seed: contract and secrecy checks, then same seed ⇒
     identical trace, here and (the first seed) in another process.
 
-    ``secrets`` replaces the game's `HIDDEN_INFORMATION` hook (a test of the suite itself)."""
+    ``secrets`` and ``resample`` replace the game's `HIDDEN_INFORMATION` hooks (a test of the
+    suite itself; with ``secrets`` given and no ``resample``, no re-draw is checked)."""
     traces = []
     raws = []
     for raw in seeds:
         seed = MatchSeed.from_text(raw)
-        first = random_playout(make_game, seed, max_steps, check=True, secrets=secrets)
+        first = random_playout(make_game, seed, max_steps, True, secrets, resample)
         second = random_playout(make_game, seed, max_steps, check=False)
         assert first == second, (
             f"seed {raw!r}: two playouts of the same seed differ "

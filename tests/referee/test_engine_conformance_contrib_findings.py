@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from conformance import HIDDEN_INFORMATION, SpecGame, check_engine
+from conformance import SpecGame, check_engine
+from hidden_information import HIDDEN_INFORMATION
 from pile_game import Pile, no_secrets, pile
 
 from arena.dealing import MatchSeed
@@ -233,7 +234,7 @@ def test_every_registered_game_passes_the_suite(game: str) -> None:
         f"the game {game!r} (arena/games/registry.py GAME_MODULES) is not put through the "
         f"conformance suite: add {game!r}: (rules, deal) to CONFORMANCE_GAMES in "
         "tests/referee/test_engine_conformance_contrib_findings.py, and its hidden-information "
-        "hook to HIDDEN_INFORMATION in tests/conformance.py"
+        "hooks to HIDDEN_INFORMATION in tests/hidden_information.py"
     )
     rules, deal = CONFORMANCE_GAMES[game]
     check_engine(SpecGame(game, rules, deal), range(3))
