@@ -250,7 +250,8 @@ class ResultStore:
     ) -> StoredLeague:
         """The stored league of that name and fingerprint, created if new. A league stored
         under one of ``aliases`` (what an earlier release fingerprinted the same league as) is
-        that league: it takes the fingerprint and is resumed."""
+        that league: it takes the fingerprint and is resumed. A league stored in-process and
+        opened with a ``server`` in ``config`` keeps that server in its stored config."""
 
         def insert() -> StoredLeague:
             if self._find_league(name, fingerprint) is None:
@@ -270,6 +271,16 @@ class ResultStore:
             )
             found = self._find_league(name, fingerprint)
             assert found is not None
+            if config.get("server") is not None and found.config.get("server") is None:
+                # A league begun in-process and resumed on a server: its stored config says so
+                # from now on, so that it lends no match to a league in-process (some were
+                # played by connected bots) and no later league on a server reuses its seed.
+                self._db.execute(
+                    "UPDATE leagues SET config = ? WHERE id = ?",
+                    (_json({**found.config, "server": config["server"]}), found.id),
+                )
+                found = self._find_league(name, fingerprint)
+                assert found is not None
             if created.rowcount == 1:
                 # A league of this release: its runs are counted from none (`begin_run`).
                 self._db.execute(

@@ -212,6 +212,9 @@ class MqttAdapter(ServerAdapter):
         self.conn = ""
         self._stack: AsyncExitStack | None = None
         self._client: aiomqtt.Client | None = None
+        self._ignored_logged = False
+        """A message not from the server was skipped and logged (`receive`: once per
+        connection, however many follow)."""
 
     def topics(self) -> tuple[str, str]:
         return up_topic(self.name, self.conn), down_topic(self.name, self.conn)
@@ -235,6 +238,7 @@ class MqttAdapter(ServerAdapter):
         # A fresh id per connection: a will from a dead connection then names only its topics,
         # and the broker, which refuses an id still connected, never sees this one again.
         self.conn = secrets.token_hex(6)
+        self._ignored_logged = False
         up, down = self.topics()
         stack = AsyncExitStack()
         session = aiomqtt.Client(
@@ -297,10 +301,18 @@ class MqttAdapter(ServerAdapter):
 
     async def receive(self) -> ServerMessage:
         client = self._open()
+        down = self.topics()[1]
         try:
             async for incoming in client.messages:
                 payload = incoming.payload
                 if not isinstance(payload, bytes | bytearray):
+                    continue
+                if incoming.retain or str(incoming.topic) != down:
+                    # Not the server speaking: it publishes on our down topic only, never
+                    # retained. A broker replays a retained message to every new subscriber,
+                    # long after whoever left it (a planted `bye` would stop every bot that
+                    # connects), and one may deliver other topics than the one we asked for.
+                    self._ignore(incoming)
                     continue
                 message = self.decode(bytes(payload))
                 if message is not None:
@@ -308,6 +320,20 @@ class MqttAdapter(ServerAdapter):
         except aiomqtt.MqttError as exc:
             raise AdapterClosed(str(exc)) from None
         raise AdapterClosed("the broker connection ended")
+
+    def _ignore(self, incoming: aiomqtt.Message) -> None:
+        """Log the first message of this connection skipped by `receive`, not its text (a
+        retained one may hold anyone's token), nor a topic that names a connection whole."""
+        if self._ignored_logged:
+            return
+        self._ignored_logged = True
+        ours = str(incoming.topic) == self.topics()[1]
+        log.warning(
+            "mqtt_message_ignored",
+            why="retained" if incoming.retain else "not this connection's down topic",
+            topic="this connection's down topic" if ours else "another topic",
+            further="ignored without a log line",
+        )
 
     async def close(self) -> None:
         stack, self._stack, self._client = self._stack, None, None

@@ -12,8 +12,10 @@ token) stops the client; ``resume_unknown`` (its seat is gone) makes it say hell
 the backoff's first step;
 ``name_in_use`` stops it at its first hello (another bot has the name: its owner should know), and
 is retried with backoff once it has been welcomed (an earlier connection of its own may not be
-known gone yet). A ``match_aborted`` error tells it its match was stopped: the bot hears of it
-through `Bot.on_error`, and the client waits in the lobby for its next table.
+known gone yet). ``shutting_down`` (the server is draining) stops it as the server's ``bye``
+would, or with ``stay`` is retried with backoff. A ``match_aborted`` error tells it its match
+was stopped: the bot hears of it through `Bot.on_error`, and the client waits in the lobby for
+its next table.
 """
 
 from __future__ import annotations
@@ -83,8 +85,8 @@ class UnknownWireGame(Exception):
 
 
 class _Retry(Exception):
-    """This connection's hello was refused for now (``name_in_use`` after an earlier welcome):
-    reconnect after the backoff."""
+    """This connection's hello was refused for now (``name_in_use`` after an earlier welcome,
+    ``shutting_down`` for a client that stays): reconnect after the backoff."""
 
 
 class ResumeFileError(ValueError):
@@ -348,6 +350,13 @@ class BotClient:
             # We were welcomed before: the server may be restarting. Reconnect (with backoff)
             # and say hello again.
             raise AdapterClosed(why) from None
+        if isinstance(first, Error) and first.code is ErrorCode.SHUTTING_DOWN:
+            # Nothing wrong with us: the server is draining, and will say bye to every bot. As
+            # after its bye: stop, or (--stay) come back once it is back, with the backoff.
+            if self.stay:
+                raise _Retry(f"{first.code.value}: {first.text}")
+            self.log.info("server_shutting_down", text=first.text)
+            return first.text
         if isinstance(first, Error):
             self._refused(first)
             return None

@@ -66,6 +66,7 @@ class ErrorCode(StrEnum):
     NAME_IN_USE = "name_in_use"
     RESUME_UNKNOWN = "resume_unknown"
     MATCH_ABORTED = "match_aborted"
+    SHUTTING_DOWN = "shutting_down"
 
 
 #: what each code means, for docs/PROTOCOL.md and for people reading logs
@@ -80,7 +81,8 @@ ERROR_MEANINGS: dict[ErrorCode, str] = {
     "again would be refused again, so a bot should stop (before the v1 additions below, a "
     "name in use and an unknown resume token also got this code)",
     ErrorCode.NOT_EXPECTED: "a valid message that is not expected now (an action with no request "
-    "pending, or a `close_table` for a table the connection did not open)",
+    "pending, a second `hello` on a connection with a session that neither repeats the first "
+    "nor carries its resume token, or a `close_table` for a table the connection did not open)",
     ErrorCode.NO_SESSION: "an action, ping or bye on a connection with no session (never said "
     "hello, or the server restarted or dropped the session): say hello again, with the resume "
     "token to keep a seat",
@@ -106,16 +108,22 @@ ERROR_MEANINGS: dict[ErrorCode, str] = {
     "earlier `welcome`, retry later, or choose another name",
     ErrorCode.RESUME_UNKNOWN: "(v1 addition) `hello.resume` matches no session the server has: "
     "the session ended (its table closed while the bot was away, the bot said `bye` or left the "
-    "lobby, the server restarted) or the token is another session's. The text says which when "
-    "the server remembers the token's session (the match it was in, and whether its reconnect "
-    "grace had run out). The connection is closed; say `hello` again without `resume` to start "
-    "afresh",
+    "lobby, the server lost its MQTT broker or restarted) or the token is another session's. "
+    "The text says which when the server remembers the token's session (the match it was in, "
+    "and whether its reconnect grace had run out). The connection is closed; say `hello` again "
+    "without `resume` to start afresh",
     ErrorCode.MATCH_ABORTED: "(v1 addition) the bot's match was stopped before its end: its "
     "referee disconnected or closed the table, or the server is shutting down or lost its MQTT "
     "broker. Sent with the match's `match` and no `seq`, to every seated bot the server can "
     "still reach; no `match_end` follows, the pending request (if any) is void, and the bot is "
     "back in the lobby, waiting for its next table (when the server is stopping, its `bye` "
     "follows instead)",
+    ErrorCode.SHUTTING_DOWN: "(v1 addition) the server is shutting down (draining: running "
+    "tables play on, but no new bot and no new table is taken): a `hello` that starts a "
+    "session is refused and the connection closed (a resuming one still passes). Nothing is "
+    "wrong with the bot: say `hello` again later, once the server is back (`bots run --stay` "
+    "does). A bot that did not ask for it (`shutting_down` in `features`) gets `not_expected`, "
+    "as before the addition",
 }
 
 
@@ -156,11 +164,14 @@ class Envelope(WireModel):
     )
 
 
-FEATURES: Final = ("bank_ms", "refusal_codes", "match_aborted", "resumed")
+FEATURES: Final = ("bank_ms", "refusal_codes", "match_aborted", "resumed", "shutting_down")
 """The v1 additions a bot may ask for in ``hello.features``; the server sends each only to a bot
 that asked, so a bot written before them (which refuses unknown fields and codes) still plays:
 ``bank_ms`` on requests, the refusal codes ``name_in_use`` and ``resume_unknown`` (else
-``auth_failed``, as before them), the ``match_aborted`` notice, and ``welcome.resumed``."""
+``auth_failed``, as before them), the ``match_aborted`` notice, ``welcome.resumed``, and the
+refusal ``shutting_down`` (else ``not_expected``, as before it: a code of its own, not a third
+code under ``refusal_codes``, since a bot that asked for those two may refuse a code it does not
+know)."""
 
 
 class Hello(Envelope):
@@ -183,8 +194,9 @@ class Hello(Envelope):
         default=None,
         max_length=16,
         description="(v1 addition) the additions this bot understands, of `bank_ms`, "
-        "`refusal_codes`, `match_aborted`, `resumed`: the server sends each only to a bot "
-        "that lists it (names it does not know are ignored). A server older than the field "
+        "`refusal_codes`, `match_aborted`, `resumed`, `shutting_down`: the server sends each "
+        "only to a bot that lists it (names it does not know are ignored). A server older "
+        "than the field "
         "refuses a hello that has it with `bad_message` and keeps the connection: say hello "
         "again without it",
     )

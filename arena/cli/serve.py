@@ -127,6 +127,13 @@ def serve(
         "its client id <name>-<conn> names; another broker must restrict its clients itself "
         "(docs/NETWORK.md)",
     ),
+    mqtt_takeover: bool = typer.Option(
+        False,
+        "--mqtt-takeover",
+        help="start even though the MQTT broker holds another arena server's presence marker: "
+        "only for a server that is gone, killed without its broker noticing (two servers on "
+        "one broker would both answer every bot)",
+    ),
     tokens: Path | None = typer.Option(
         None,
         callback=existing_file,
@@ -176,6 +183,7 @@ def serve(
         tokens=tokens,
         grace_s=drain_grace_s(grace),
         limits=Limits(reconnect_grace_s=reconnect_grace),
+        mqtt_takeover=mqtt_takeover,
     )
     try:
         server = ArenaServer(config)

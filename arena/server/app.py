@@ -74,6 +74,9 @@ class ServerConfig:
     """How long a drain waits for running tables; None waits for ever."""
     ping_interval_s: float | None = 20.0
     limits: Limits = field(default_factory=Limits)
+    mqtt_takeover: bool = False
+    """Start even when the broker holds another arena server's presence marker (a server that
+    died without its broker noticing): docs/NETWORK.md, "Two servers on one broker"."""
 
     def token_store(self) -> TokenStore:
         if self.tokens is not None:
@@ -156,7 +159,14 @@ class ArenaServer:
                 address=f"{host}:{port}",
                 acl="each client only the topic pair its client id <name>-<conn> names",
             )
-        self.bridge = bridge = MqttBridge(self.hub, broker, login, embedded=self.broker is not None)
+        self.bridge = bridge = MqttBridge(
+            self.hub,
+            broker,
+            login,
+            embedded=self.broker is not None,
+            announce=True,
+            takeover=self.config.mqtt_takeover,
+        )
         self._bridge_task = task = asyncio.create_task(bridge.run())
         ready = asyncio.create_task(bridge.ready.wait())
         loop = asyncio.get_running_loop()
@@ -217,6 +227,8 @@ class ArenaServer:
             # Every bye is still in flight: disconnecting now would lose those not yet handed
             # to the broker, and their bots would wait for ever.
             await self.bridge.flush()
+            # The next server on this broker may start: this one's marker goes.
+            await self.bridge.withdraw()
         if self.broker is not None and bot_clients:
             await self._wait_bots_gone(bot_clients)
         if self._bridge_task is not None:

@@ -21,7 +21,7 @@ import structlog
 from arena.errors import ArenaError
 from arena.games.registry import canonical_name
 from arena.server.auth import TokenStore
-from arena.server.lobby import Lobby
+from arena.server.lobby import SHUTTING_DOWN, Lobby
 from arena.server.local import LocalSeat
 from arena.server.sessions import (
     DEFAULT_JOURNAL_CAP,
@@ -63,8 +63,13 @@ from protocol.messages import (
 
 STOPPING = "a bye follows, and the connection closes"
 """What a bot whose match a stopping server cuts short is told comes next (``match_aborted``)."""
-REFUSAL_CODES = frozenset({ErrorCode.NAME_IN_USE, ErrorCode.RESUME_UNKNOWN})
-"""The hello refusals that a bot gets only if it asked for them (``refusal_codes``)."""
+REFUSAL_CODES: dict[ErrorCode, tuple[str, ErrorCode]] = {
+    ErrorCode.NAME_IN_USE: ("refusal_codes", ErrorCode.AUTH_FAILED),
+    ErrorCode.RESUME_UNKNOWN: ("refusal_codes", ErrorCode.AUTH_FAILED),
+    ErrorCode.SHUTTING_DOWN: ("shutting_down", ErrorCode.NOT_EXPECTED),
+}
+"""The hello refusals that a bot gets only if it asked for them (the `hello.features` name),
+and the code a bot that did not ask gets instead: the one the server said before the code."""
 
 log = structlog.get_logger(__name__)
 
@@ -169,7 +174,7 @@ class Hub:
         self, game: str, bots: Sequence[str], timeout_s: float, label: str, owner: str
     ) -> Table | Error:
         if self.draining:
-            return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
+            return Error(code=ErrorCode.SHUTTING_DOWN, text=SHUTTING_DOWN)
         reserved = await self.lobby.reserve(bots, game, timeout_s)
         if isinstance(reserved, Error):
             return reserved
@@ -306,6 +311,9 @@ class Connection:
         self.role = Role.NEW
         self.guard = FloodGuard(hub.limits.flood_burst, hub.limits.flood_per_second)
         self.session: BotSession | None = None
+        self.hello: Hello | None = None
+        """The hello that opened this connection's session: one that repeats it gets the
+        welcome again (`_hello_again`)."""
         self.pipe: SeatPipe | None = None
         self.tables: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -428,6 +436,8 @@ class Connection:
             pass  # a sign of life: the transport has noted the frame's arrival
         elif isinstance(message, Hello) and self.role is Role.NEW:
             await self._hello(message)
+        elif isinstance(message, Hello) and session is not None:
+            await self._hello_again(message, session)
         elif isinstance(message, Bye) and session is not None:
             said = f"bye from the bot: {message.reason}" if message.reason else "bye from the bot"
             if self.link.transport != MQTT_TRANSPORT:
@@ -461,21 +471,45 @@ class Connection:
             await self._bad(admitted.code, admitted.text)
             return
         if isinstance(admitted, Error):
-            # A refusal (auth_failed, name_in_use, resume_unknown, shutting down): the
+            # A refusal (auth_failed, name_in_use, resume_unknown, shutting_down): the
             # connection is closed, and the bot may say hello on a new one.
-            if admitted.code in REFUSAL_CODES and "refusal_codes" not in (hello.features or ()):
-                # A bot written before these codes refuses them: it gets the one it knows.
-                admitted = admitted.model_copy(update={"code": ErrorCode.AUTH_FAILED})
+            feature, before = REFUSAL_CODES.get(admitted.code, ("", admitted.code))
+            if feature and feature not in (hello.features or ()):
+                # A bot written before this code refuses it: it gets the one it knows.
+                admitted = admitted.model_copy(update={"code": before})
             await self._send(admitted)
             await self.shut(admitted.text)
             return
         self.role = Role.BOT
+        self.hello = hello
         self.session = admitted.session
         self._cancel_timer()
         self.log = self.log.bind(bot=hello.name, session=admitted.session.session_id)
         await self._send(admitted.welcome())
         if admitted.resumed:
             await admitted.session.resume(self.link)
+
+    async def _hello_again(self, hello: Hello, session: BotSession) -> None:
+        """A hello on a connection that already has a session: over MQTT, a bot whose welcome
+        was lost (it published hello before subscribing to its down topic) or that reconnected
+        under the same ``<conn>`` before the server noticed its earlier connection gone. One
+        that repeats the first hello, or carries the session's resume token, is answered with
+        the welcome again, and for a seated bot as a resume (the journal, the pending request):
+        it comes from whoever may already act for the session on this connection (topic pair),
+        and the answer goes where the first welcome went, so it grants nothing new. Any other
+        gets ``not_expected``, saying why and what to do. Each answered one counts towards the
+        flood limit: it costs a welcome, and a seated bot's journal."""
+        again = self.hub.lobby.hello_again(hello, self.hello, session, self.link)
+        if isinstance(again, Error):
+            await self._bad(again.code, again.text)
+            return
+        session.log.info("hello_repeated", resumed=again.resumed)
+        await self._strike()
+        if self.role is not Role.BOT:
+            return
+        await self._send(again.welcome())
+        if again.resumed:
+            await session.resume(self.link)
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:
@@ -564,15 +598,17 @@ class Connection:
 
     # -- the end ----------------------------------------------------------------------------
 
-    async def lost(self) -> None:
-        """The transport reports the link gone (after `shut`, or on its own)."""
+    async def lost(self, why: str | None = None) -> None:
+        """The transport reports the link gone (after `shut`, or on its own); ``why``, when the
+        server's own side dropped it (the MQTT bridge lost its broker), is kept as the reason
+        the session ended."""
         role, self.role = self.role, Role.CLOSED
         self._cancel_timer()
         self.hub.connections.discard(self)
         for task in list(self._tasks):
             task.cancel()
         if role is Role.BOT and self.session is not None:
-            await self.hub.lobby.link_lost(self.session, self.link)
+            await self.hub.lobby.link_lost(self.session, self.link, why)
         elif role is Role.ADMIN:
             for table_id in list(self.tables):
                 await self.hub.close_table(

@@ -28,6 +28,12 @@ ENDED_KEPT = 4096
 """Sessions that ended, remembered (by a digest of their resume token) to tell a bot that comes
 back too late why its session is gone."""
 
+SHUTTING_DOWN = (
+    "the server is shutting down: it takes no new bot or table now; say hello again later, "
+    "once it is back"
+)
+"""Why a hello (or an admin's table) is refused during a drain (``shutting_down``)."""
+
 IN_LOBBY = "you are back in the lobby"
 """What a bot told its match was stopped (``match_aborted``) is told comes next, by default."""
 IN_LOBBY_DRAINING = (
@@ -170,7 +176,7 @@ class Lobby:
             if not _replaceable(session, link):
                 return self._refusal(hello, session)
             if self.draining:
-                return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
+                return Error(code=ErrorCode.SHUTTING_DOWN, text=SHUTTING_DOWN)
             # An MQTT bot waiting in the lobby that says hello on a new topic pair: most likely
             # the same bot restarted after leaving without `bye` (a clean MQTT disconnect
             # discards its will), whose old pair the server would otherwise keep for up to the
@@ -194,7 +200,7 @@ class Lobby:
                 text=f"{text}; say hello without resume to start afresh",
             )
         if self.draining:
-            return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
+            return Error(code=ErrorCode.SHUTTING_DOWN, text=SHUTTING_DOWN)
         session = BotSession(
             hello.name,
             hello.games,
@@ -208,6 +214,42 @@ class Lobby:
         session.log.info("bot_joined", games=list(hello.games), transport=link.transport)
         await self.notify()
         return Admitted(session, resumed=False)
+
+    def hello_again(
+        self, hello: Hello, first: Hello | None, session: BotSession, link: Link
+    ) -> Admitted | Error:
+        """A ``hello`` on ``link``, which already carries ``session`` (opened by the hello
+        ``first``): the session again when the hello repeats ``first`` or carries the session's
+        resume token (with a token the server accepts), resumed if it holds a seat; else the
+        ``not_expected`` to send, naming the cause and the remedy (`Connection._hello_again`
+        says why this is safe)."""
+        repeats = first is not None and hello == first
+        proves = hello.resume is not None and _same_secret(hello.resume, session.resume_token)
+        if (
+            (repeats or proves)
+            and hello.name == session.name
+            and session.link is link
+            and session.state is not SessionState.CLOSED
+            and self.tokens.check_bot(hello.name, hello.token)
+        ):
+            if proves:
+                session.wants_events = hello.events
+                session.features = frozenset(hello.features or ())
+            return Admitted(session, resumed=session.binding is not None)
+        mqtt = link.transport == MQTT_TRANSPORT
+        here = "this topic pair" if mqtt else "this connection"
+        fresh = (
+            "connect with a fresh <conn> (a new topic pair, and client id <name>-<conn>), "
+            "subscribe to its down topic, then say hello there"
+            if mqtt
+            else "open a new connection"
+        )
+        return Error(
+            code=ErrorCode.NOT_EXPECTED,
+            text=f"{here} already has a session (bot {session.name}, {session.state.value}): a "
+            "hello here gets the welcome again only if it repeats the first hello or carries "
+            f"that session's resume token; to start another session, {fresh}",
+        )
 
     def _refusal(self, hello: Hello, session: BotSession) -> Error:
         state = session.state.value
@@ -232,8 +274,8 @@ class Lobby:
             "its resume token, retry later, or choose another name",
         )
 
-    async def link_lost(self, session: BotSession, link: Link) -> None:
-        await session.link_lost(link)
+    async def link_lost(self, session: BotSession, link: Link, why: str | None = None) -> None:
+        await session.link_lost(link, why)
         if session.state is SessionState.CLOSED:
             self._live(session.name)
             await self.notify()
@@ -251,7 +293,7 @@ class Lobby:
     ) -> None:
         """``session``'s table is done with it (``reason``: why, for a match cut short;
         ``outlook``: what comes next for the bot then, if not the lobby)."""
-        aborted = session.unseat()
+        aborted = session.unseat(reason)
         self._live(session.name)
         if aborted is not None:
             outlook = outlook or (IN_LOBBY_DRAINING if self.draining else IN_LOBBY)
@@ -297,7 +339,7 @@ class Lobby:
         finally:
             self.waiting -= 1
         if self.draining:
-            return Error(code=ErrorCode.NOT_EXPECTED, text="the server is shutting down")
+            return Error(code=ErrorCode.SHUTTING_DOWN, text=SHUTTING_DOWN)
         waiting, fatal = self._missing(names, game)
         if fatal:
             return Error(code=ErrorCode.BAD_MESSAGE, text="; ".join(fatal))

@@ -215,6 +215,9 @@ class BotSession:
         self.match: str | None = None
         """The match under way at this bot's table: set by its ``match_start``, cleared by its
         ``match_end``. A table that closes while it is set has stopped the match (`unseat`)."""
+        self._stopped: tuple[str, str] | None = None
+        """The match its last table stopped before the end, and why (`unseat`): said in why the
+        session ended if its connection goes next (`link_lost`)."""
         self.log = log.bind(bot=name, session=self.session_id)
 
     def __repr__(self) -> str:
@@ -227,6 +230,7 @@ class BotSession:
             raise SessionStateError(f"cannot seat {self.name}: it is {self.state.value}")
         self.state = SessionState.SEATED
         self.binding = Binding(table, slot)
+        self._stopped = None
         self.log = self.log.bind(table=table, slot=slot)
 
     @property
@@ -234,12 +238,16 @@ class BotSession:
         """The ``seq`` of the request waiting for this bot's answer, if one is."""
         return None if self._pending is None else self._pending.seq
 
-    def unseat(self) -> str | None:
-        """The table closed: a connected bot returns to the lobby, an absent one is forgotten.
-        Returns the id of the match that this cut short (started, not ended) for a bot still
-        connected, which should be told (`tell_aborted`); else None."""
+    def unseat(self, reason: str | None = None) -> str | None:
+        """The table closed (``reason``: why, for a match cut short): a connected bot returns
+        to the lobby, an absent one is forgotten. Returns the id of the match that this cut
+        short (started, not ended) for a bot still connected, which should be told
+        (`tell_aborted`); else None."""
         aborted = self.match if self.state is SessionState.SEATED else None
         self.log.info("seat_released", state=self.state.value, match_aborted=aborted)
+        self._stopped = (
+            (self.match, reason) if self.match is not None and reason is not None else None
+        )
         if self.state is SessionState.ABSENT:
             self.ended = self._ended_away()
         self.match = self._last_match = None
@@ -265,6 +273,8 @@ class BotSession:
             why = f"its table closed before the end of match {last}, while the bot was away"
         else:
             why = f"match {last} ended while the bot was away"
+        if self._stopped is not None:
+            why += f" ({self._stopped[1]})"
         if self._given_up:
             why += ", after its reconnect grace had run out (the referee played its fallbacks)"
         return why
@@ -484,20 +494,39 @@ class BotSession:
         if pending is not None and binding is not None and binding.sink is not None:
             await binding.sink.fail(pending.seq, f"bot {self.name} {why}")
 
-    async def link_lost(self, link: Link) -> None:
-        """``link`` dropped. Only the current link counts: an old one closing after a resume is
-        not this session's loss."""
+    async def link_lost(self, link: Link, why: str | None = None) -> None:
+        """``link`` dropped (``why``: the server's own side dropped it, e.g. it lost its MQTT
+        broker). Only the current link counts: an old one closing after a resume is not this
+        session's loss."""
         if link is not self.link:
             return
         self.link = None
         if self.state is SessionState.LOBBY:
             self.state = SessionState.CLOSED
-            self.ended = "the bot left the lobby (its connection closed)"
-            self.log.info("bot_left")
+            self.ended = self._ended_in_lobby(why)
+            self.log.info("bot_left", **({"why": why} if why else {}))
         elif self.state is SessionState.SEATED:
             self.state = SessionState.ABSENT
             self.log.warning("bot_absent", grace_s=self.reconnect_grace_s)
             await self._start_grace()
+
+    def _ended_in_lobby(self, why: str | None) -> str:
+        """Why a session waiting in the lobby ended with its connection, said to the bot if it
+        comes back: after a table that stopped its match, that match and why come first."""
+        stopped = self._stopped
+        if stopped is None:
+            if why is None:
+                return "the bot left the lobby (its connection closed)"
+            return f"the server dropped the bot's connection ({why})"
+        match, reason = stopped
+        if why is None:
+            return f"match {match} was stopped ({reason}), and then the bot's connection closed"
+        if reason == why:
+            return f"{why}: it stopped match {match}, and then dropped the bot's connection"
+        return (
+            f"match {match} was stopped ({reason}), and then the server dropped the bot's "
+            f"connection ({why})"
+        )
 
     async def leave(self, link: Link, reason: str) -> None:
         """The bot said ``bye`` on ``link``: it leaves now. Unlike a lost link, that ends the

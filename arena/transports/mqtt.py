@@ -18,18 +18,26 @@ topic pair's link as a websocket's close closes its link, after the client's las
 
 `MqttBridge` is the server's single MQTT client: it feeds every up topic to the `Hub` like a
 websocket connection, logging in with the user and password of the ``--mqtt`` URL (over TLS for
-``mqtts://``). `start_embedded_broker` runs an amqtt broker in-process for a server started
-without a broker to talk to (`arena.transports.mqtt_broker`: it grants each client only the
-topic pair its client id names).
+``mqtts://``). A topic pair's bad messages count towards the flood limit before its ``hello``
+too (each such message gets a connection of its own; the count is the pair's); a message on an
+up topic that names no bot is dropped, with a throttled log line (no reply is possible). On a
+broker not its own, the server first checks that no other arena server serves there (a
+retained presence marker, `PRESENCE_TOPIC`), then leaves its own: two servers would both answer
+every bot. `start_embedded_broker` runs an amqtt broker in-process for a server started without
+a broker to talk to (`arena.transports.mqtt_broker`: it grants each client only the topic pair
+its client id names).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
 import secrets
 import socket
 import ssl
+import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +46,7 @@ import aiomqtt
 import structlog
 
 from arena.server.hub import Connection, Hub, Role
-from arena.server.sessions import MQTT_TRANSPORT
+from arena.server.sessions import MQTT_TRANSPORT, FloodGuard
 from arena.transports.mqtt_refusals import (
     login_refused,
     login_refused_message,
@@ -50,7 +58,10 @@ from arena.transports.mqtt_topics import (
     DEFAULT_PORT,
     DEFAULT_TLS_PORT,
     GONE_FILTER,
+    PRESENCE_TOPIC,
     SERVER_CLIENT_PREFIX,
+    SERVER_FILTER,
+    SERVER_ROOT,
     SERVER_USER,
     TOPIC_ROOT,
     UP_FILTER,
@@ -66,6 +77,7 @@ from arena.transports.mqtt_topics import (
     redact_url,
     up_topic,
 )
+from protocol.mqtt import is_topic_level
 
 __all__ = [
     "DEFAULT_PORT",
@@ -111,6 +123,17 @@ MAX_FLOODED = 4096
 """Topic pairs closed for flood that the bridge keeps dropping (the oldest forgotten first)."""
 GONE = None
 """In a bot connection's inbox: the embedded broker says its client has disconnected."""
+MAX_UNWELCOMED = 4096
+"""Topic pairs without a session whose bad messages the bridge counts towards the flood limit
+(the oldest forgotten first): each message there is handled by a connection of its own."""
+IGNORED_TOPIC_LOG_S = 60.0
+"""At most one ``mqtt_topic_ignored`` line this often (the first at once): anyone may publish
+on topics no bot can have, as often as they like."""
+PRESENCE_CHECK_S = 2.0
+"""How long the presence check waits for the broker to deliver the server's own probe (and,
+before it, any retained marker of another server)."""
+BROKER_LOST = "the server lost its MQTT broker"
+NAME_RULE = "1 to 64 of A-Z a-z 0-9 _ . -"
 
 
 async def broker_reachable(host: str, port: int, timeout_s: float = 2.0) -> bool:
@@ -148,6 +171,16 @@ async def start_embedded_broker(broker: BrokerUrl) -> tuple[Any, BrokerLogin]:
 
     password = secrets.token_urlsafe(32)
     return await start_broker(host, port, password), BrokerLogin(SERVER_USER, password)
+
+
+def _topic_label(topic: str) -> str:
+    """How a log line names the topic of a message: a bot connection's `peer_label` (never its
+    ``<conn>``, which on the embedded broker grants its topics), else that it names none."""
+    for direction in ("up", "down", "gone"):
+        key = parse_bot_topic(topic, direction)
+        if key is not None:
+            return f"{peer_label(*key)} ({direction})"
+    return "a topic that names no bot connection"
 
 
 async def _stop_watcher(watcher: asyncio.Task[None]) -> None:
@@ -204,8 +237,17 @@ class MqttBridge:
         login: BrokerLogin | None = None,
         *,
         embedded: bool = False,
+        announce: bool = False,
+        takeover: bool = False,
     ) -> None:
         self.hub = hub
+        self.announce = announce and not embedded
+        """Check that no other arena server serves this broker, and mark it as this one's
+        (`_announce`; `ArenaServer` asks for it). The embedded broker is the server's own:
+        another server cannot log in to it (its password is drawn at start-up)."""
+        self.takeover = takeover
+        """Start even if another server's presence marker is on the broker (`_announce`): a
+        server that crashed without the broker noticing (its will clears the marker)."""
         self.embedded = embedded
         """The broker is this server's own (`start_embedded_broker`): it tells the bridge when
         a bot's client disconnects (`GONE_FILTER`), which no other broker does."""
@@ -228,6 +270,24 @@ class MqttBridge:
         self._workers: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._shunned: OrderedDict[tuple[str, str], None] = OrderedDict()
         """Topic pairs closed for flood: their messages are dropped unanswered (`shun`)."""
+        self._unwelcomed: OrderedDict[tuple[str, str], FloodGuard] = OrderedDict()
+        """The flood count of each topic pair with no session (`_handle`): every message there
+        gets a connection of its own, whose count alone would never reach the limit."""
+        self._ignored_topics = 0
+        self._ignored_logged_at: float | None = None
+        self.instance = secrets.token_hex(8)
+        """This server's id in its presence marker (`_announce`)."""
+        self.marker = json.dumps(
+            {
+                "type": "arena_server",
+                "instance": self.instance,
+                "pid": os.getpid(),
+                "host": socket.gethostname(),
+                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            }
+        )
+        self._announced = False
+        """This server's presence marker is retained on the broker, as far as it knows."""
         self._was_ready = False
         self.last_error: str | None = None
         """Why the last connection to the broker failed or ended, for the server's start."""
@@ -305,6 +365,7 @@ class MqttBridge:
         """Serve until cancelled, reconnecting to the broker with backoff after a loss."""
         delay = 0.1
         while True:
+            lost: str | None = None
             try:
                 async with contextlib.AsyncExitStack() as stack:
                     client = await self._connect(stack)
@@ -312,6 +373,8 @@ class MqttBridge:
                     # publishes in flight are ordinary load; aiomqtt warns past 10 by default.
                     client.pending_calls_threshold = PENDING_PUBLISHES_NORMAL
                     self.client = client
+                    if self.announce:
+                        await self._announce(client)
                     granted = await client.subscribe(UP_FILTER, qos=QOS)
                     if self.embedded and not subscription_refused(granted):
                         granted = await client.subscribe(GONE_FILTER, qos=QOS)
@@ -331,15 +394,21 @@ class MqttBridge:
                     watcher = asyncio.create_task(self._watch())
                     try:
                         async for message in client.messages:
+                            topic = str(message.topic)
+                            if topic.startswith(f"{SERVER_ROOT}/"):
+                                self._server_message(topic, message.payload, message.retain)
+                                continue
                             if message.retain:
                                 # A broker replays a retained message to every new
                                 # subscriber, long after its bot is gone: a hello kept so
-                                # would seat a ghost at every start of the server.
+                                # would seat a ghost at every start of the server. (One
+                                # published while the server is subscribed comes to it
+                                # without the flag, and is handled as any message.)
                                 log.warning(
-                                    "mqtt_retained_message_ignored", topic=str(message.topic)
+                                    "mqtt_retained_message_ignored", peer=_topic_label(topic)
                                 )
                                 continue
-                            self._dispatch(str(message.topic), message.payload)
+                            self._dispatch(topic, message.payload)
                     finally:
                         await _stop_watcher(watcher)
             except MqttConfigError:
@@ -350,6 +419,7 @@ class MqttBridge:
                     raise
             except aiomqtt.MqttError as exc:
                 self.last_error = str(exc)
+                lost = BROKER_LOST
                 log.warning("mqtt_broker_lost", error=str(exc), retry_in_s=delay)
                 # Nothing can reach a bot behind the broker now: a send to one fails at once
                 # (its session then ends) rather than fail later in the MQTT library.
@@ -358,14 +428,13 @@ class MqttBridge:
                 # Every MQTT bot is cut off at once, through no fault of its own: stop their
                 # matches (their referees get ServerLost) rather than let them play fallbacks
                 # for as long as the outage lasts and report that as a result.
-                await self.hub.close_tables_with_transport(
-                    MqttLink.transport, "the server lost its MQTT broker"
-                )
+                await self.hub.close_tables_with_transport(MqttLink.transport, BROKER_LOST)
             finally:
                 self.client = None
                 self.ready.clear()
                 await self._stop_workers()
-                await self._drop_all()
+                # Said to a bot that comes back with its resume token (`resume_unknown`).
+                await self._drop_all(lost)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
 
@@ -387,6 +456,10 @@ class MqttBridge:
                     tls_context=ssl.create_default_context() if self.tls else None,
                     keepalive=30,
                     socket_options=NO_DELAY,
+                    # Should this connection die, the broker clears our presence marker.
+                    will=aiomqtt.Will(PRESENCE_TOPIC, None, qos=QOS, retain=True)
+                    if self.announce
+                    else None,
                 )
             )
         except aiomqtt.MqttError as exc:
@@ -410,11 +483,108 @@ class MqttBridge:
             log.error(event, error=message)
         return MqttConfigError(message)
 
-    async def _drop_all(self) -> None:
+    async def _drop_all(self, why: str | None = None) -> None:
         for key in list(self.connections):
             conn = self.forget(key)
             if conn is not None:
-                await conn.lost()
+                await conn.lost(why)
+
+    # -- two servers on one broker ----------------------------------------------------------
+
+    async def _announce(self, client: aiomqtt.Client) -> None:
+        """Check that no other arena server serves bots on this broker, then say that this one
+        does: its marker, retained on `PRESENCE_TOPIC` (the connection's will clears it, and so
+        does `withdraw`). Two servers on one broker would both answer every bot: two welcomes,
+        and the second server's ``no_session`` for each of the bot's messages.
+
+        The retained marker comes with the subscription, before the probe this server then
+        publishes to itself: once the probe is back, any marker has been seen. A broker whose
+        ACL keeps the server from ``arena/v1/server/#`` refuses the subscription or delivers
+        nothing (Mosquitto): then nothing is checked, and that is logged."""
+        granted = await client.subscribe(SERVER_FILTER, qos=QOS)
+        if subscription_refused(granted):
+            self._unchecked("the broker refused the subscription")
+            return
+        probe = f"{SERVER_ROOT}/probe/{self.instance}"
+        await client.publish(probe, b"probe", qos=QOS)
+        other: str | None = None
+        try:
+            async with asyncio.timeout(PRESENCE_CHECK_S):
+                async for message in client.messages:
+                    topic = str(message.topic)
+                    if topic == probe:
+                        break
+                    if topic == PRESENCE_TOPIC:
+                        other = self._other_server(message.payload)
+        except TimeoutError:
+            self._unchecked(f"its own probe did not come back within {PRESENCE_CHECK_S:g} s")
+            return
+        if other is not None:
+            if not self.takeover or self._was_ready:
+                raise self._fatal(
+                    "mqtt_another_server",
+                    f"another arena server ({other}) serves bots on the MQTT broker at "
+                    f"{self.host}:{self.port}: two servers on one broker both answer every bot "
+                    "(it gets two welcomes, and one server's no_session for every message). "
+                    "Stop that server first; if it is gone (killed without the broker noticing, "
+                    "its marker left behind), start with --mqtt-takeover",
+                )
+            log.warning("mqtt_server_takeover", other=other)
+        await client.publish(PRESENCE_TOPIC, self.marker, qos=QOS, retain=True)
+        self._announced = True
+
+    def _unchecked(self, why: str) -> None:
+        log.warning(
+            "mqtt_presence_unchecked",
+            why=why,
+            consequence="a second arena server on this broker would not be noticed",
+            fix=f"let the server's broker user read and write {SERVER_FILTER} (docs/NETWORK.md)",
+        )
+
+    def _other_server(self, payload: Any) -> str | None:
+        """Who the presence marker ``payload`` says serves this broker, when not this server;
+        None for this server's own marker and for a cleared one."""
+        if not isinstance(payload, bytes | bytearray) or not payload:
+            return None
+        try:
+            marker = json.loads(payload)
+        except (ValueError, UnicodeDecodeError):
+            marker = None
+        if not isinstance(marker, dict):
+            return "its marker unreadable"
+        if marker.get("instance") == self.instance:
+            return None
+        return (
+            f"pid {marker.get('pid')} on host {marker.get('host')!r}, started "
+            f"{marker.get('started')}"
+        )
+
+    def _server_message(self, topic: str, payload: Any, retain: bool) -> None:
+        """A message on the servers' topics while serving: another server's marker published
+        now (it started with --mqtt-takeover) is logged, and this server leaves it in place
+        when it stops."""
+        if topic != PRESENCE_TOPIC or retain:
+            return  # probes, and the marker replayed with a subscription (`_announce` read it)
+        other = self._other_server(payload)
+        if other is not None:
+            self._announced = False
+            log.error(
+                "mqtt_another_server",
+                other=other,
+                consequence="both servers answer every bot on this broker: stop one",
+            )
+
+    async def withdraw(self, timeout_s: float = FLUSH_TIMEOUT_S) -> None:
+        """Clear this server's presence marker (a clean stop): the next server may start."""
+        client = self.client
+        if client is None or not self._announced:
+            return
+        self._announced = False
+        try:
+            async with asyncio.timeout(timeout_s):
+                await client.publish(PRESENCE_TOPIC, b"", qos=QOS, retain=True)
+        except (aiomqtt.MqttError, TimeoutError) as exc:
+            log.warning("mqtt_presence_not_cleared", error=repr(exc))
 
     def _dispatch(self, topic: str, payload: Any) -> None:
         """Hand one message to its bot connection's worker. Each bot connection's messages are
@@ -424,9 +594,12 @@ class MqttBridge:
         key = parse_up_topic(topic)
         if key is None:
             gone = parse_bot_topic(topic, "gone") if self.embedded else None
-            if gone is not None and (gone in self.connections or gone in self._inboxes):
-                # After every message the client sent (the broker's order): its link closes.
-                self._queue(gone, GONE)
+            if gone is not None:
+                if gone in self.connections or gone in self._inboxes:
+                    # After every message the client sent (the broker's order): its link closes.
+                    self._queue(gone, GONE)
+            else:
+                self._ignored_topic(topic)
             return
         if key in self._shunned or not isinstance(payload, bytes | bytearray):
             return
@@ -436,6 +609,34 @@ class MqttBridge:
             log.warning("mqtt_frame_dropped", peer=peer_label(*key), waiting=len(inbox))
             return
         self._queue(key, bytes(payload))
+
+    def _ignored_topic(self, topic: str) -> None:
+        """A message on an up topic whose ``<name>`` or ``<conn>`` breaks the bot-name rule:
+        no reply is possible (the server answers only on a bot's down topic, and this pair is no
+        bot's), so it is dropped, and logged at most once every `IGNORED_TOPIC_LOG_S`, with the
+        number of such messages since the last line (never the ``<conn>``)."""
+        self._ignored_topics += 1
+        now = asyncio.get_running_loop().time()
+        last = self._ignored_logged_at
+        if last is not None and now - last < IGNORED_TOPIC_LOG_S:
+            return
+        parts = topic.split("/")
+        name = parts[3] if len(parts) == 6 else ""
+        if len(parts) != 6:
+            problem = "not a bot's up topic"
+        elif not is_topic_level(name):
+            problem = f"<name> breaks the bot-name rule ({NAME_RULE})"
+        else:
+            problem = f"<conn> breaks the bot-name rule ({NAME_RULE})"
+        log.warning(
+            "mqtt_topic_ignored",
+            name=name[:64] + ("…" if len(name) > 64 else ""),
+            problem=problem,
+            messages=self._ignored_topics,
+            reply="none: the server answers on a bot's down topic, and this topic names no bot",
+        )
+        self._ignored_topics = 0
+        self._ignored_logged_at = now
 
     def _queue(self, key: tuple[str, str], item: bytes | None) -> None:
         inbox = self._inboxes.get(key)
@@ -484,13 +685,22 @@ class MqttBridge:
             # The topic names the bot: its hello may not claim another name (the broker's ACL
             # grants a client its topics by name).
             conn = self.hub.connection(link, admin=False, timed=False, name=key[0])
+            guard = self._unwelcomed.pop(key, None)
+            if guard is not None:
+                # The pair's bad messages so far count: a flood before hello is closed (and the
+                # pair shunned) as one after it is.
+                conn.guard = guard
             self.connections[key] = conn
             await conn.feed(payload)
             # Only a hello opens a connection; anything else got its error and is forgotten,
-            # so stray messages on made-up topics cost the server no memory.
+            # so stray messages on made-up topics cost the server no memory beyond a bounded
+            # flood count per pair.
             if conn.role is Role.NEW:
                 self.forget(key)
                 await conn.lost()
+                self._unwelcomed[key] = conn.guard
+                while len(self._unwelcomed) > MAX_UNWELCOMED:
+                    self._unwelcomed.popitem(last=False)
             elif conn.role is Role.CLOSED:
                 self.forget(key)
             return

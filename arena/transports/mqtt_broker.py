@@ -14,10 +14,17 @@ for it, unnoticed. It also keeps amqtt from crashing when subscriptions change d
 broadcast (`SnapshotSubscriptions`), and tells the server when a bot's client disconnects
 (`ArenaBroker._tell_gone`): a clean disconnect discards the client's will, and nothing else would
 tell the server that the bot has left.
+
+Retained messages: amqtt replays, to every client that connects, the retained messages of every
+subscription filter in the broker (the server's ``arena/v1/bots/+/+/up`` among them), past the
+topic ACL, so a retained ``hello`` (with its token) or ``bye`` on one bot's up topic reached every
+later client. `ArenaBroker` stores no retained message (nor retained will) of any client but the
+server, and replays a retained message only to a client the topic ACL lets receive it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import logging
@@ -154,10 +161,13 @@ class SnapshotSubscriptions(Subscriptions):
 
 
 class ArenaBroker(Broker):
-    """amqtt's broker, first connection wins: see the module docstring."""
+    """amqtt's broker, first connection wins, no retained messages of bots: see the module
+    docstring."""
 
-    def __init__(self, config: dict[str, Any]) -> None:
+    def __init__(self, config: dict[str, Any], server_password: str = "") -> None:
         super().__init__(config)
+        self.server_password = server_password
+        """The server's login (`_is_server`): only its messages may be retained."""
         self._subscriptions = SnapshotSubscriptions()
         self._handled_ids: set[str] = set()
         """Client ids with a connection between its CONNECT and its end. amqtt marks a session
@@ -166,6 +176,47 @@ class ArenaBroker(Broker):
         self._bot_clients: set[str] = set()
         """Client ids of bot connections let in and not yet ended: each one's end is told to
         the server (`_tell_gone`)."""
+
+    async def retain_message(
+        self,
+        source_session: Session | None,
+        topic_name: str | None,
+        data: bytes | bytearray | None,
+        qos: int | None = None,
+    ) -> None:
+        """amqtt's, for the server (and the broker itself) only: a bot's retained message, or
+        retained will, is delivered to the subscribers of the moment like any other and never
+        stored. Kept, it would be replayed to every later subscriber, long after its bot is
+        gone (a ``hello`` with its token, or a ``bye`` that stops every bot reading it)."""
+        if source_session is not None and not _is_server(source_session, self.server_password):
+            return
+        await super().retain_message(source_session, topic_name, data, qos)
+
+    async def _publish_retained_messages_for_subscription(
+        self, subscription: tuple[str, int], session: Session
+    ) -> None:
+        """amqtt 0.12.1's, asking the topic ACL first: amqtt calls it, for a client that
+        connects, with every subscription filter in the broker, whoever holds it, and sent
+        each retained message matching any of them to the client unchecked."""
+        topic_filter, qos = subscription
+        handler = self._get_handler(session)
+        if handler is None:
+            return
+        sends = []
+        for topic, retained in list(self._retained_messages.items()):
+            if not self._matches(topic, topic_filter):
+                continue
+            if not await self._topic_filtering(session, topic=topic, action=Action.RECEIVE):
+                continue
+            sends.append(
+                asyncio.ensure_future(
+                    handler.mqtt_publish(
+                        retained.topic, retained.data, min(qos, retained.qos or qos), retain=True
+                    )
+                )
+            )
+        if sends:
+            await asyncio.wait(sends)
 
     async def _authenticate(self, session: Session, listener: Any) -> bool:
         accepted: bool = await super()._authenticate(session, listener)
@@ -311,7 +362,8 @@ async def start_broker(host: str, port: int, server_password: str) -> ArenaBroke
                 f"{__name__}.EmbeddedBrokerAuth": secret,
                 f"{__name__}.EmbeddedBrokerAcl": secret,
             },
-        }
+        },
+        server_password,
     )
     await broker.start()
     return broker

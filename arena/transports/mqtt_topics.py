@@ -34,7 +34,10 @@ __all__ = [
     "DEFAULT_PORT",
     "DEFAULT_TLS_PORT",
     "GONE_FILTER",
+    "PRESENCE_TOPIC",
     "SERVER_CLIENT_PREFIX",
+    "SERVER_FILTER",
+    "SERVER_ROOT",
     "SERVER_USER",
     "TOPIC_ROOT",
     "UP_FILTER",
@@ -56,6 +59,13 @@ __all__ = [
     "up_topic",
 ]
 
+SERVER_ROOT = "arena/v1/server"
+"""Topics of arena servers only (no bot needs them): `PRESENCE_TOPIC` and the probes of
+`arena.transports.mqtt.MqttBridge`'s presence check."""
+SERVER_FILTER = f"{SERVER_ROOT}/#"
+PRESENCE_TOPIC = f"{SERVER_ROOT}/presence"
+"""The retained marker of the arena server that serves bots on this broker: a second server
+that finds another's there refuses to start (docs/NETWORK.md, "Two servers on one broker")."""
 GONE_FILTER = f"{TOPIC_ROOT}/+/+/gone"
 """The embedded broker's notices to the server that a bot connection has ended (`gone_topic`);
 no bot may publish there."""

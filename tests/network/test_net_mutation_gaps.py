@@ -151,7 +151,8 @@ async def test_a_draining_server_keeps_a_waiting_mqtt_bot_that_a_new_hello_names
     lobby.draining = True
 
     refused = await lobby.admit(Hello(name="b1", games=[GAME]), KeptLink(MQTT_TRANSPORT))
-    assert isinstance(refused, Error) and refused.code is ErrorCode.NOT_EXPECTED
+    # (`not_expected` for a bot that did not ask for `shutting_down`: the hub's mapping.)
+    assert isinstance(refused, Error) and refused.code is ErrorCode.SHUTTING_DOWN
     assert waiting.session.state is SessionState.LOBBY
     assert lobby.sessions["b1"] is waiting.session
     assert not old_link.closed and "bye" not in old_link.types()
