@@ -1,6 +1,6 @@
 """``bots``: the player side's command line — list our bots, or connect one to a server.
 
-    bots list [--game G]
+    bots list [--game G] [--options] [--json]
     bots run NAME --url ws://HOST:PORT|mqtt[s]://[USER:PASSWORD@]HOST:PORT [--game G]
              [--config FILE] [--token T …] [--name N] [--copies N] [--resume-file FILE]
              [--seed TEXT]
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import os
 import re
 import signal
@@ -41,6 +42,7 @@ from bots.client import (
     UnknownWireGame,
     check_resume_file,
 )
+from bots.options import OptionInfo, seed_problem, strategy_options
 from bots.registry import (
     BOT_MODULES,
     BotConfigError,
@@ -110,13 +112,74 @@ def _available(game: str) -> list[str]:
 
 
 @app.command("list")
-def list_bots(game: str | None = typer.Option(None, help="only this game")) -> None:
-    """Print every bot strategy, per game."""
+def list_bots(
+    game: str | None = typer.Option(None, help="only this game"),
+    options: bool = typer.Option(
+        False,
+        "--options",
+        help="each strategy's settings (for a config file): name, type, default, allowed values",
+    ),
+    json_output: bool = typer.Option(
+        False, "--json", help="print one JSON object, every strategy with its settings"
+    ),
+) -> None:
+    """Print every bot strategy, per game (with --options, each one's settings)."""
     spelled = {wire: name for name, wire in ALIASES.items() if "-" in name}
-    for name in [game_name(game)] if game else sorted(BOT_MODULES):
+    games = [game_name(game)] if game else sorted(BOT_MODULES)
+    if json_output:
+        listed = [
+            {
+                "game": name,
+                "name": spelled.get(name, name),
+                "strategies": [
+                    {"name": strategy, "options": _options_json(name, strategy)}
+                    for strategy in _available(name)
+                ],
+            }
+            for name in games
+        ]
+        typer.echo(json.dumps({"games": listed}, ensure_ascii=False))
+        return
+    for name in games:
         # As `arena` spells the game (liars-dice), the wire name beside it when they differ.
         shown = f"{spelled[name]} ({name})" if name in spelled else name
-        typer.echo(f"{shown}: {', '.join(_available(name)) or '(none yet)'}")
+        if not options:
+            typer.echo(f"{shown}: {', '.join(_available(name)) or '(none yet)'}")
+            continue
+        typer.echo(shown)
+        for strategies, settings in _alike(name):
+            typer.echo(f"  {', '.join(strategies)}")
+            for setting in settings if settings is not None else []:
+                typer.echo(f"    {setting}")
+            if settings is None:
+                typer.echo("    (its settings are not described)")
+            elif not settings:
+                typer.echo("    (no settings)")
+    if options:
+        typer.echo(
+            "A config file (TOML) sets them, with a `strategy` key naming the strategy; an "
+            "unknown key is refused. In a match or league, and under `bots run`, a bot's `seed` "
+            "names a stream of the match's (or the run's) own secret seed."
+        )
+
+
+def _options_json(game: str, strategy: str) -> list[dict[str, Any]] | None:
+    settings = strategy_options(game, strategy)
+    return None if settings is None else [setting.to_json() for setting in settings]
+
+
+def _alike(game: str) -> list[tuple[list[str], list[OptionInfo] | None]]:
+    """The strategies of ``game`` with their settings, those with the same settings together
+    (the 32 liar's dice personalities take only a seed), in `bots list` order."""
+    groups: list[tuple[list[str], list[OptionInfo] | None]] = []
+    for strategy in _available(game):
+        settings = strategy_options(game, strategy)
+        same = next((group for group in groups if group[1] == settings), None)
+        if same is None:
+            groups.append(([strategy], settings))
+        else:
+            same[0].append(strategy)
+    return groups
 
 
 def build_bots(
@@ -139,9 +202,10 @@ def build_bots(
     if not games:
         _die(f"no game has a bot called {strategy!r}; see `bots list`")
     own_seed = config.get("seed")
-    if own_seed is not None and (isinstance(own_seed, bool) or not isinstance(own_seed, str | int)):
+    problem = None if own_seed is None else seed_problem(own_seed)
+    if problem is not None:
         # Folded into the derived seed as text, true or 1.5 would pass unnoticed.
-        _die(f"seed: must be text or an integer, got {own_seed!r}")
+        _die(problem)
     run_seed = seed if seed is not None else MatchSeed.generate()
     bots: dict[str, Bot] = {}
     for kind in games:

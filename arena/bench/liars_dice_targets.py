@@ -23,9 +23,14 @@ dice against every personality; a rate or gain against one personality is over i
 Beside the issue's targets, the seed's own words (002 §5.2) are judged the same way, type by
 type (`TargetRun.seed_claims`): random-guess wins "about 60–70%" against each personality and
 loses to none; the Bayesian network adds "about 5–10%" against most, with no clear gain against a
-few (a type shows that gain when its estimate is at least 5 points and its interval lies above
-0). The issue's targets are its reading of those words; the two sets of verdicts show where the
-reading and the words part.
+few (a type shows that gain when its whole interval lies at or above 5 points). The issue's
+targets are its reading of those words; the two sets of verdicts show where the reading and the
+words part.
+
+Under the ``winner`` and ``loser`` openers who opens depends on the previous game, so a duel's
+games form a chain rather than independent games: a type's interval is widened by the chain's
+correlation (`Duel.interval`) and the pooled intervals take blocks of games as their
+observations (`Gauntlet.clusters`).
 
 This replaces hand-assembled figures: the target table of docs/STRATEGIES.md is this module's
 output (``arena liars-dice targets --opener all --seeds 1-8``).
@@ -40,7 +45,7 @@ from typing import Any, Literal
 
 from arena.bench.liars_dice import FLOOR, Gain, Gauntlet, pool_gauntlets, run_gauntlet
 from arena.matches.liars_dice_series import Driver, Duel, Opener, Progress
-from arena.matches.stats import CONFIDENCE, Interval, proportion_interval
+from arena.matches.stats import CONFIDENCE, Interval
 from bots.liars_dice import PERSONALITIES
 
 Verdict = Literal["met", "missed", "not shown"]
@@ -120,7 +125,9 @@ class TargetRun:
     runs: dict[str, list[Gauntlet]]
     floor: float = FLOOR
     _pooled: dict[str, Gauntlet] = field(default_factory=dict, init=False, repr=False)
-    _gains: dict[tuple[str, str], Interval] = field(default_factory=dict, init=False, repr=False)
+    _gains: dict[tuple[str, str, float], Interval] = field(
+        default_factory=dict, init=False, repr=False
+    )
     _type_gains: dict[tuple[str, str], list[tuple[str, Interval]]] = field(
         default_factory=dict, init=False, repr=False
     )
@@ -141,17 +148,19 @@ class TargetRun:
             self._pooled[bot] = pool_gauntlets(self.runs[bot])
         return self._pooled[bot]
 
-    def gain(self, bot: str, baseline: str) -> Interval:
+    def gain(self, bot: str, baseline: str, confidence: float = CONFIDENCE) -> Interval:
         """``bot``'s win rate minus ``baseline``'s, paired game by game over every seed."""
-        if (bot, baseline) not in self._gains:
+        if (bot, baseline, confidence) not in self._gains:
             gain = Gain(self.pooled(bot), self.pooled(baseline))
-            self._gains[bot, baseline] = gain.interval()
-        return self._gains[bot, baseline]
+            self._gains[bot, baseline, confidence] = gain.interval(confidence)
+        return self._gains[bot, baseline, confidence]
 
     def type_rates(self, bot: str) -> list[tuple[Duel, Interval]]:
-        """``bot``'s pooled duel against each personality with its win rate's 95% interval."""
+        """``bot``'s pooled duel against each personality with its win rate's 95% interval
+        (`Gauntlet.rate`: widened under the ``winner`` and ``loser`` openers)."""
         if bot not in self._rates:
-            self._rates[bot] = [(duel, duel.interval()) for duel in self.pooled(bot).duels]
+            pooled = self.pooled(bot)
+            self._rates[bot] = [(duel, pooled.rate(duel)) for duel in pooled.duels]
         return self._rates[bot]
 
     def family_rates(self, bot: str) -> list[tuple[Duel, Interval]]:
@@ -161,10 +170,11 @@ class TargetRun:
         type in 32 would seem beyond it by chance alone (were every type exactly at the line,
         some interval would fall wholly below it in more than half the runs, 1 − 0.975³²). A
         claim that *every* type lies on the right side is judged on the separate 95% intervals
-        (`type_rates`): it holds only if each one does, so no correction is due."""
-        duels = self.pooled(bot).duels
-        confidence = 1 - (1 - CONFIDENCE) / max(len(duels), 1)
-        return [(duel, proportion_interval(duel.wins, duel.games, confidence)) for duel in duels]
+        (`type_rates`): it holds only if each one does, so no correction is due. The gauntlet's
+        "wholly below" list is judged on these too (`Gauntlet.clearly_below`)."""
+        pooled = self.pooled(bot)
+        level = pooled.family_confidence
+        return [(duel, pooled.rate(duel, level)) for duel in pooled.duels]
 
     def type_gains(self, bot: str, baseline: str) -> list[tuple[str, Interval]]:
         """``bot``'s gain over ``baseline`` against each personality, paired over every seed."""
@@ -250,15 +260,24 @@ class TargetRun:
         )
 
     def probability_check(self) -> TargetCheck:
-        gains = {bot: self.gain(bot, PROBABILITY) for bot in (RANDOM_GUESS, BAYES)}
+        """Met when both gains over probability lie above 0 on their own 95% intervals (both
+        must: no correction is due); missed when *some* one lies below 0, judged on intervals
+        that hold for both at once (Bonferroni: each at 1 − 0.05/2), as every claim about some
+        type or player is."""
+        players = (RANDOM_GUESS, BAYES)
+        gains = {bot: self.gain(bot, PROBABILITY) for bot in players}
+        both = 1 - (1 - CONFIDENCE) / len(players)
         if all(gain.low > 0 for gain in gains.values()):
             verdict: Verdict = "met"
-        elif any(gain.high < 0 for gain in gains.values()):
+        elif any(self.gain(bot, PROBABILITY, both).high < 0 for bot in players):
             verdict = "missed"
         else:
             verdict = "not shown"
         measured = "; ".join(f"{bot} − probability {points(g)}" for bot, g in gains.items())
-        measured += f" points; probability mean per seed {spread(self.means(PROBABILITY))}"
+        measured += (
+            f" points (95% each; missed only below 0 at {both:.1%}, both at once); "
+            f"probability mean per seed {spread(self.means(PROBABILITY))}"
+        )
         return TargetCheck(
             "beat_probability",
             "random-guess and bayes both beat probability",
@@ -315,12 +334,13 @@ class TargetRun:
 
     def network_claim(self) -> TargetCheck:
         """The seed's "about 5–10% against most types": a personality shows it when its paired
-        gain is at least 5 points and its interval lies above 0 (an interval merely reaching 5
-        points from an estimate near 0 is not "about 5–10"), falls short when the whole interval
-        is under 5 points. Met when more than half show it, missed when half or more fall short
-        (then no majority can)."""
+        gain's whole 95% interval lies at or above 5 points (the games show that gain, as "met"
+        reads everywhere; an estimate of 5 points or more is not enough: were every type's true
+        gain exactly 5, a majority of estimates at 5 or more would call the claim met about
+        43% of the time), falls short when the whole interval is under 5 points. Met when more
+        than half show it, missed when half or more fall short (then no majority can)."""
         gains = self.type_gains(BAYES, RANDOM_GUESS)
-        shows = [name for name, gain in gains if gain.estimate >= SEED_GAIN and gain.low > 0]
+        shows = [name for name, gain in gains if gain.low >= SEED_GAIN]
         short = [name for name, gain in gains if gain.high < SEED_GAIN]
         no_gain = [name for name, gain in gains if gain.low <= 0]
         if 2 * len(shows) > len(gains):
@@ -335,8 +355,9 @@ class TargetRun:
         between = len(gains) - len(shows) - len(short)
         line = f"{100 * SEED_GAIN:.0f}"
         measured = (
-            f"of {len(gains)} types, {len(shows)} gain {line} points or more (interval above "
-            f"0), {len(short)} wholly under {line}, {between} in between; of the "
+            f"of {len(gains)} types, {len(shows)} gain {line} points or more (the whole "
+            f"interval at or above {line}), {len(short)} wholly under {line}, {between} in "
+            "between; of the "
             f"{len(gains) - len(shows)} that do not gain {line}, {len(no_gain)} with no clear "
             f"gain (interval reaching 0); gains from {100 * min(estimates):+.1f} to "
             f"{100 * max(estimates):+.1f} points, median {100 * median(estimates):+.1f}"

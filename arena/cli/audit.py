@@ -118,7 +118,7 @@ def _tests_table(report: Report) -> Table:
             t.name,
             f"{t.chi2:.1f}",
             f"{t.dof:.1f}",
-            _p(t.p_value),
+            "0 (impossible outcome)" if t.impossible else _p(t.p_value),
             str(t.cells),
             t.method,
             style=style,
@@ -148,7 +148,14 @@ def _verdict(report: Report) -> None:
     if verdict.passed:
         out.print(f"[bold green]verdict: pass[/]: no test below α/{verdict.tests}; {rule}")
     else:
-        failed = "; ".join(f"{name} p {_p(p)}" for name, p in verdict.failed)
+        impossible = {t.name: t.impossible for t in report.tests if t.impossible}
+        failed = "; ".join(
+            f"{name}: an impossible outcome ({', '.join(impossible[name])}; probability 0 "
+            "under the exact law), p = 0"
+            if name in impossible
+            else f"{name} p {_p(p)}"
+            for name, p in verdict.failed
+        )
         out.print(f"[bold red]verdict: FAIL[/]: {failed}; {rule}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,12 +31,14 @@ from arena.cli.common import (
     written_record,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
+from arena.cli.stopped_figures import figures_if_stopped, partial_json, partial_line
 from arena.games.errors import RulesetError
 from bots.registry import BotConfigError as RegistryConfigError
-from bots.registry import read_config
+from bots.registry import config_for, read_config
 
 if TYPE_CHECKING:
     from arena.matches.bulls_cows import SeriesReport
+    from arena.records import JsonlRecorder
 
 bc_app = typer.Typer(help="1A2B (Bulls and Cows): evaluate guessers.", no_args_is_help=True)
 
@@ -159,32 +162,53 @@ def is_config_file(text: str) -> bool:
     return Path(text).suffix == ".toml"
 
 
-def load_bot_spec(text: str, option: str) -> tuple[str, dict[str, Any], str]:
-    """(strategy, config, display name) from a strategy name, or from a TOML file holding
-    ``strategy`` and the bot's config keys (named after the file); checked by building the bot
-    once, so that a bad setting is refused before any game, naming ``option`` and the file."""
+def load_bot_spec(
+    text: str, option: str, config: Path | None = None, config_option: str = ""
+) -> tuple[str, dict[str, Any], str, str | None]:
+    """(strategy, config, display name, config file) of ``--a``/``--b``: a strategy name, a TOML
+    file holding ``strategy`` and the bot's config keys, or a strategy name with its config
+    beside it (``--a optimal --config-a mine.toml``, as `arena match liars-dice` takes one:
+    the file's ``strategy`` key, if any, must name that strategy). A side with a config is named
+    after the file; every side is checked by building the bot once, so that a bad setting is
+    refused before any game, naming the option and the file."""
     from bots.bulls_cows import GUESSERS, BotConfigError, build_bot
 
     data: dict[str, Any] = {}
-    if not is_config_file(text):
-        strategy, name = text, text
-    else:
-        path = Path(text)
+    file: Path | None = None
+    if is_config_file(text):
+        if config is not None:
+            fail(f"{option} {text} is a config already; leave out {config_option} {config}")
+        file = Path(text)
         try:
-            named, data = read_config(path)
+            named, data = read_config(file)
         except RegistryConfigError as exc:
             fail(f"{option}: {exc}")
         if named is None:
-            fail(f'{option} {path}: needs strategy = "<one of {GUESSER_NAMES}>"')
-        strategy, name = named, path.stem
+            fail(
+                f'{option} {file}: needs strategy = "<one of {GUESSER_NAMES}>" (or name the '
+                f"strategy with {option} and the file with {option.replace('--', '--config-')})"
+            )
+        strategy = named
+        given = f"{option} {text}"
+    else:
+        strategy, given = text, f"{option} {text}"
+        if strategy not in GUESSERS:
+            fail(f"unknown 1A2B bot {strategy!r}; known: {GUESSER_NAMES}")
+        if config is not None:
+            file = config
+            try:
+                data = config_for(strategy, config)
+            except RegistryConfigError as exc:
+                fail(f"{config_option}: {exc}")
+            given = f"{config_option} {config}"
     if strategy not in GUESSERS:
-        where = f"{option} {text}: " if is_config_file(text) else ""
-        fail(f"{where}unknown 1A2B bot {strategy!r}; known: {GUESSER_NAMES}")
+        fail(f"{given}: unknown 1A2B bot {strategy!r}; known: {GUESSER_NAMES}")
+    name = text if file is None else file.stem
     try:
         build_bot(strategy, name, data)
     except BotConfigError as exc:
-        fail(f"{option} {text}: {exc}")
-    return strategy, data, name
+        fail(f"{given}: {exc}")
+    return strategy, data, name, None if file is None else str(file)
 
 
 MATCH_HELP = (
@@ -213,6 +237,18 @@ def match_cmd(
     deadline_ms: int = typer.Option(
         5000, callback=at_least(1), help="time allowed per decision, ms (≥ 1)"
     ),
+    config_a: Path | None = typer.Option(
+        None,
+        "--config-a",
+        help="bot A's config (TOML) when --a names a strategy; A is then named after the file",
+        readable=False,
+    ),
+    config_b: Path | None = typer.Option(
+        None,
+        "--config-b",
+        help="bot B's config (TOML) when --b names a strategy; B is then named after the file",
+        readable=False,
+    ),
     record: Path | None = typer.Option(
         None,
         help="write JSONL game records into this directory (an earlier record of the same seed "
@@ -230,20 +266,27 @@ def match_cmd(
     refuse_public_seed_on_server(seed, server)
     a_config: dict[str, Any] = {}
     b_config: dict[str, Any] = {}
+    configs: tuple[str | None, str | None] = (None, None)
     if server is not None:
         for option, given in (("--a", a), ("--b", b)):
             if is_config_file(given):
                 refuse_config_on_server(f"{option} {given}")
+        for option, path in (("--config-a", config_a), ("--config-b", config_b)):
+            if path is not None:
+                refuse_config_on_server(f"{option} {path}")
         a_strategy, a_name = a, a
         b_strategy, b_name = b, b
     else:
-        a_strategy, a_config, a_name = load_bot_spec(a, "--a")
-        b_strategy, b_config, b_name = load_bot_spec(b, "--b")
+        a_strategy, a_config, a_name, file_a = load_bot_spec(a, "--a", config_a, "--config-a")
+        b_strategy, b_config, b_name, file_b = load_bot_spec(b, "--b", config_b, "--config-b")
+        # A side's config is the file it was given as, or the one beside its strategy.
+        configs = (file_a, file_b)
     if max_guesses < 1:
         fail("--max-guesses must be at least 1")
     _check_space(digits, alphabet)
     output_directory(record, "--record")
     seed_text = fresh_seed(seed)
+    live: list[SeriesReport] = []
     series = partial(
         play_series,
         a_strategy,
@@ -257,12 +300,21 @@ def match_cmd(
         alphabet=alphabet,
         max_guesses=max_guesses,
         deadline_ms=deadline_ms,
+        on_start=live.append,
     )
     if server is not None and a == b:
         fail("--a and --b must name two different bots on the server")
+    recorder: JsonlRecorder | None = None
+
+    def show_games_played() -> None:
+        if live and live[0].played:
+            shown = (configs, games, digits, alphabet, seed_text)
+            _show_series(live[0], *shown, written_record(recorder), json_output)
+
     try:
         with (
             interrupt_exits(record),
+            figures_if_stopped(show_games_played),
             match_recorder(
                 record,
                 "bulls-cows",
@@ -298,8 +350,6 @@ def match_cmd(
     except BotConfigError as exc:
         fail(str(exc))
     written = written_record(recorder)
-    # With --server a config was refused above: a side's config is the file it was given as.
-    configs = (a if is_config_file(a) else None, b if is_config_file(b) else None)
     with interrupt_after_play([written]):
         _show_series(report, configs, games, digits, alphabet, seed_text, written, json_output)
 
@@ -314,12 +364,16 @@ def _show_series(
     record: str | None,
     json_output: bool,
 ) -> None:
+    """The figures of the games ``report`` holds: all ``games``, or fewer, marked partial, when
+    the match was stopped."""
+    played = report.played
     if json_output:
         # The seed (a fresh one is shown on stderr too), the configs and the record tie the
         # figures to the games that gave them.
         print_json(
             {
-                **report.to_json(),
+                **replace(report, games=played).to_json(),
+                **partial_json(played, games),
                 "config_a": configs[0],
                 "config_b": configs[1],
                 "seed": seed_text,
@@ -327,6 +381,8 @@ def _show_series(
             }
         )
         return
+    if played < games:
+        typer.echo(partial_line(played, games))
     low, high = report.ci95
     # `play_series` makes two equal names NAME#1 and NAME#2, so the two sides never read alike,
     # and a side that played a config names its file: an A/B comparison of configs says which
@@ -335,7 +391,7 @@ def _show_series(
         config_label(name, config) for name, config in zip(report.names, configs, strict=True)
     )
     width = max(20, len(first), len(second))
-    typer.echo(f"1A2B duel, {games} games, {digits} of {alphabet}, seed {seed_text!r}")
+    typer.echo(f"1A2B duel, {played} games, {digits} of {alphabet}, seed {seed_text!r}")
     typer.echo(f"  {first:<{width}} wins {report.wins[0]}")
     typer.echo(f"  {second:<{width}} wins {report.wins[1]}")
 

@@ -23,6 +23,7 @@ from arena.cli.league_others import (
     DEFAULT_DB,
     LeagueCommand,
     is_directory,
+    list_line,
     note_other_leagues,
     nothing_to_show,
     print_league_list,
@@ -33,11 +34,14 @@ from arena.dealing import MatchSeed
 from arena.errors import ArenaError
 from arena.leagues.config import (
     LeagueConfig,
+    LeagueConfigError,
+    league_from_stored,
     load_league,
 )
 from arena.leagues.in_play import league_player
 from arena.leagues.outcomes import MatchOutcome
 from arena.leagues.play import plan_matches
+from arena.leagues.reuse import ReusedMatch
 from arena.leagues.runner import (
     LeagueIncompleteError,
     LeagueRun,
@@ -75,12 +79,20 @@ def _defined(ci: Interval) -> bool:
 UNDEFINED = "[—, —]"
 """An interval that is not defined (a mahjong figure over one round), in both tables."""
 
+MATCHES_WON = "matches won (shown)"
+"""The standings' column of matches won: only those whose interval shows the bot stronger
+(`arena.leagues.standings.MatchLine.winners`), as the match table's "won by" names them."""
+
+NO_DIFFERENCE = "no difference shown"
+"""The match table's "won by" for a match whose interval does not exclude 0, as `arena match
+liars-dice` says it."""
+
 
 def _show_standings(game: str, table_rows: list[Standing], title: str) -> list[Interval]:
     """Print the standings; return the intervals shown as `UNDEFINED`."""
     out.print(title)
     table = Table(box=box.SIMPLE_HEAD)
-    for column in ("#", "bot", "games", _figure(game), "95% CI", "matches won"):
+    for column in ("#", "bot", "games", _figure(game), "95% CI", MATCHES_WON):
         table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
     undefined = []
     for rank, row in enumerate(table_rows, 1):
@@ -137,12 +149,28 @@ def _show_matches(game: str, outcomes: list[MatchOutcome]) -> list[Interval]:
                 f"[{number.format(diff.low)}, {number.format(diff.high)}]"
                 f"{NO_SPREAD_MARK if line.no_spread else ''}"
             )
-        table.add_row(line.key, str(line.games), shown, " = ".join(line.winners))
+        table.add_row(line.key, str(line.games), shown, ", ".join(line.winners) or NO_DIFFERENCE)
     out.print(table)
     if any(line.no_spread for line in lines):
         # Without the note an interval from identical games reads as a measured one.
         out.print(f"{NO_SPREAD_MARK} {_no_spread_note(game)}")
+    out.print(_won_by_note(lines), markup=False, soft_wrap=True)
     return undefined
+
+
+def _won_by_note(lines: list[MatchLine]) -> str:
+    """How "won by" and "matches won (shown)" are decided: by the interval, not the estimate."""
+    if all(line.difference is not None for line in lines):
+        rule = "its 95% interval of A − B excludes 0"
+    else:
+        rule = (
+            "the 95% interval of its leader's points minus each other bot's, per hand over "
+            "the rounds, excludes 0"
+        )
+    return (
+        f"won by: a match names a winner only when {rule}, else {NO_DIFFERENCE} (whoever leads "
+        f"the estimate); {MATCHES_WON} counts those matches"
+    )
 
 
 def _undefined_note(undefined: list[Interval]) -> str:
@@ -205,6 +233,10 @@ def _to_json(config: LeagueConfig, run: LeagueRun, db: Path) -> dict[str, object
         "matches_stored": len(run.outcomes),
         "matches_resumed": run.resumed,
         "matches_played": run.played,
+        "matches_reused": len(run.reused),
+        "reused": [
+            {"match": match.plan.key, "from_league_id": match.source.id} for match in run.reused
+        ],
         "seconds": round(run.seconds, 3),
         "bots": _bots_json(config),
         "standings": [row.to_json() for row in table],
@@ -298,12 +330,37 @@ def league(
         "--list",
         help="list the leagues the results file (--db) holds, play nothing",
     ),
+    league_id: int | None = typer.Option(
+        None,
+        "--id",
+        callback=at_least(1),
+        help="with --show: the stored league of this id (see --list), without a config file",
+    ),
     json_output: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     if list_leagues:
-        if show or restart:
-            fail(f"--list lists the leagues and plays nothing: give it without {_flag(show)}")
+        if show or restart or league_id is not None:
+            fail(
+                "--list lists the leagues and plays nothing: give it without "
+                f"{'--id' if league_id is not None else _flag(show)}"
+            )
         print_league_list(config_file, db, json_output, games=games, seed=seed)
+        return
+    if league_id is not None:
+        given = {
+            "a config file": config_file,
+            "--games": games,
+            "--seed": seed,
+            "--server": server,
+            "--records": records,
+            "--jobs": jobs,
+        }
+        extra = [name for name, value in given.items() if value is not None]
+        if not show or restart:
+            fail("--id names a stored league to show: give it with --show (and without --restart)")
+        if extra:
+            fail(f"--show --id N shows the league as it was stored: give it without {extra[0]}")
+        _show_by_id(db, league_id, json_output)
         return
     if config_file is None:
         fail("give a league config file (configs/leagues/…), or --list to see what --db holds")
@@ -381,6 +438,18 @@ def league(
             what = "to play every match again" if restart else "to resume"
             err.print(f"{what}: {again.line(restart=restart)}", markup=False, soft_wrap=True)
         fail(f"interrupted: finished matches are stored in {db}; run again to resume", code=130)
+    _print_run(config, run, db, json_output=json_output, show=show, incomplete=incomplete)
+
+
+def _print_run(
+    config: LeagueConfig,
+    run: LeagueRun,
+    db: Path,
+    *,
+    json_output: bool,
+    show: bool,
+    incomplete: LeagueIncompleteError | None = None,
+) -> None:
     player = league_player(db, run.league.id) if show else None
     if player is not None:
         err.print(
@@ -394,6 +463,31 @@ def league(
         _report(config, run, db)
     if incomplete is not None:
         fail(str(incomplete))
+
+
+def _show_by_id(db: Path, league_id: int, json_output: bool) -> None:
+    """``--show --id N``: the stored league of id N, from the config it was stored with (its
+    keys and what its files said then), whatever config files there are now."""
+    if is_directory(db):
+        fail(f"--db {db} is a directory; give the results file (e.g. {db / 'league.sqlite'})")
+    if not db.is_file():
+        fail(f"no results file {db} (give --db)")
+    try:
+        with ResultStore(db, read_only=True) as store:
+            stored = next((each for each in store.leagues() if each.id == league_id), None)
+            if stored is None:
+                fail(f"{db} holds no league of id {league_id} (all: {list_line(db)})")
+            try:
+                config = league_from_stored(stored.config)
+            except LeagueConfigError as exc:
+                fail(
+                    f"league id {league_id} ({stored.name!r}) cannot be shown from what {db} "
+                    f"holds ({exc}): show it with its config file (arena league FILE --show)"
+                )
+            run = LeagueRun(config, stored, plan_matches(config), store.matches(stored), 0, 0, 0.0)
+    except ArenaError as exc:
+        fail(str(exc))
+    _print_run(config, run, db, json_output=json_output, show=True)
 
 
 def _flag(show: bool) -> str:
@@ -440,7 +534,21 @@ def _report(config: LeagueConfig, run: LeagueRun, db: Path) -> None:
     if penalties is not None:
         out.print(penalties, markup=False, soft_wrap=True)
     note = "" if run.complete else " — incomplete: run again to play the rest"
-    out.print(f"results: {db} (league id {run.league.id}){note}")
+    reused = f"; {_reused_words(run.reused)}" if run.reused else ""
+    out.print(
+        f"results: {db} (league id {run.league.id}{reused}){note}", markup=False, soft_wrap=True
+    )
+
+
+def _reused_words(reused: list[ReusedMatch]) -> str:
+    """``3 matches reused from league id 1, not played again (…)``: what this run copied."""
+    ids = sorted({match.source.id for match in reused})
+    where = ", ".join(map(str, ids))
+    count = f"{len(reused)} match{'es' if len(reused) != 1 else ''}"
+    return (
+        f"{count} reused from league id{'s' if len(ids) > 1 else ''} {where}, not played again "
+        "(the same bots, seed, games and rules give the same games; --restart plays them)"
+    )
 
 
 def _penalties_note(outcomes: list[MatchOutcome]) -> str | None:
@@ -495,6 +603,14 @@ def _play(config: LeagueConfig, store: ResultStore, *, restart: bool, quiet: boo
                     markup=False,
                 )
 
+        def on_reused(reused: list[ReusedMatch]) -> None:
+            if not quiet:
+                err.print(
+                    f"league {config.name!r}: {_reused_words(reused)}",
+                    markup=False,
+                    soft_wrap=True,
+                )
+
         def on_match(outcome: MatchOutcome) -> None:
             counts["finished"] += 1
             if not quiet:
@@ -510,6 +626,7 @@ def _play(config: LeagueConfig, store: ResultStore, *, restart: bool, quiet: boo
             on_start=on_start,
             on_games=on_games,
             on_match=on_match,
+            on_reused=on_reused,
         )
 
 

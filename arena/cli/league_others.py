@@ -18,7 +18,8 @@ from rich.table import Table
 
 from arena.cli.common import fail, output_console, print_json
 from arena.errors import ArenaError
-from arena.leagues.config import LeagueConfig, is_secret_seed, load_league
+from arena.leagues.config import LeagueConfig, is_secret_seed, league_from_stored, load_league
+from arena.leagues.play import FINGERPRINT_CHARS
 from arena.leagues.stored_configs import (
     overrides_to_reach,
     stored_bot_names,
@@ -164,7 +165,7 @@ def note_other_leagues(config: LeagueConfig, store: ResultStore, again: LeagueCo
         )
     if len(others) > _OTHERS_SHOWN:
         err.print(
-            f"  and {len(others) - _OTHERS_SHOWN} more: {_list_line(store.path)}",
+            f"  and {len(others) - _OTHERS_SHOWN} more: {list_line(store.path)}",
             markup=False,
             soft_wrap=True,
         )
@@ -183,18 +184,29 @@ def nothing_to_show(config: LeagueConfig, store: ResultStore, again: LeagueComma
         shown_by = (
             f": {again.line(overrides=reach, show=True)} shows it"
             if reach
-            else ": no --games or --seed of this config shows it"
+            else (
+                ": no --games or --seed of this config shows it, "
+                f"{show_id_line(store.path, other.id)} does"
+            )
         )
         described.append(f"{_describe_other(config, store, other)}{shown_by}")
     more = len(others) - _OTHERS_SHOWN
     also = f"; and {more} more" if more > 0 else ""
     return (
         f"{missing}; it holds {len(others)} other league{'s' if len(others) > 1 else ''} of "
-        f"that name: {'; '.join(described)}{also} (all: {_list_line(store.path)})"
+        f"that name: {'; '.join(described)}{also} (all: {list_line(store.path)})"
     )
 
 
-def _list_line(db: Path) -> str:
+def show_id_line(db: Path, league_id: int) -> str:
+    """``arena league --db FILE --show --id N``: the command that shows the stored league N."""
+    words = ["arena", "league"]
+    if db != DEFAULT_DB:
+        words += ["--db", shlex.quote(str(db))]
+    return " ".join([*words, "--show", "--id", str(league_id)])
+
+
+def list_line(db: Path) -> str:
     words = ["arena", "league", "--list"]
     if db != DEFAULT_DB:
         words += ["--db", shlex.quote(str(db))]
@@ -224,10 +236,13 @@ def print_league_list(
     rows: list[dict[str, Any]] = []
     try:
         with ResultStore(db, read_only=True) as store:
+            before: dict[str, StoredLeague] = {}  # the league listed last, by name
             for stored in store.leagues():
                 if config is not None and stored.name != config.name:
                     continue
-                rows.append(_listed(stored, len(store.stored_keys(stored)), config))
+                row = _listed(stored, len(store.stored_keys(stored)), config)
+                rows.append(row | _how_it_differs(stored, config, before.get(stored.name)))
+                before[stored.name] = stored
     except ArenaError as exc:
         fail(str(exc))
     if json_output:
@@ -238,9 +253,10 @@ def print_league_list(
         out.print(f"{db} holds {which}")
         return
     table = Table(box=box.SIMPLE_HEAD)
-    for column in (
+    columns = [
         "id",
         "league",
+        "fingerprint",
         "game",
         "games",
         "seed",
@@ -248,14 +264,20 @@ def print_league_list(
         "matches",
         "started",
         "finished",
-    ):
-        table.add_column(column, justify="left" if column in ("league", "bots") else "right")
+    ]
+    differing = any(row.get("differences") is not None for row in rows)
+    if differing:
+        columns.append("differs")
+    for column in columns:
+        wraps = column in ("league", "bots", "differs")
+        table.add_column(column, justify="left" if wraps else "right")
     for row in rows:
         planned = row["matches_planned"]
         mark = " ← this config" if row.get("this_config") else ""
-        table.add_row(
+        cells = [
             str(row["id"]),
             f"{row['league']}{mark}",
+            row["fingerprint"][:FINGERPRINT_CHARS],
             row["game"],
             str(row["games_per_match"]),
             "secret" if row["seed"] is None else row["seed"],
@@ -263,8 +285,50 @@ def print_league_list(
             f"{row['matches_stored']}/{planned if planned is not None else '?'}",
             _when(row["created"]),
             "unfinished" if row["finished"] is None else _when(row["finished"]),
-        )
+        ]
+        if differing:
+            cells.append(_differs_cell(row))
+        table.add_row(*(escape(cell) for cell in cells))
     out.print(table)
+
+
+def _differs_cell(row: Mapping[str, Any]) -> str:
+    """``vs id 1: bots only here: bayes``: how a listed league differs from the one it is
+    compared with (`_how_it_differs`)."""
+    differences = row.get("differences")
+    if differences is None:
+        return ""
+    against = row["compared_with"]
+    what = "; ".join(differences) or "stored by an earlier release under another fingerprint"
+    return f"vs {'this config' if against is None else f'id {against}'}: {what}"
+
+
+def _how_it_differs(
+    stored: StoredLeague, config: LeagueConfig | None, before: StoredLeague | None
+) -> dict[str, Any]:
+    """What tells a listed league apart from another of its name: with a config file, from the
+    league that config plays (``there`` is the listed league, ``here`` the config); without,
+    from the league of its name listed before it (``there`` that one, ``here`` this one).
+    ``{"compared_with": None for the config, or the other's id; "differences": [...]}``, or
+    nothing for the league of the config, the first of its name, or a league whose stored
+    config this release cannot read."""
+    if config is not None:
+        if stored.fingerprint in {config.fingerprint(), *config.fingerprint_aliases()}:
+            return {}
+        return {
+            "compared_with": None,
+            "differences": stored_differences(config, stored.config, stored.seed),
+        }
+    if before is None:
+        return {}
+    try:
+        here = league_from_stored(stored.config)
+    except ArenaError:
+        return {}
+    return {
+        "compared_with": before.id,
+        "differences": stored_differences(here, before.config, before.seed),
+    }
 
 
 def _listed(

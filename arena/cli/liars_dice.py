@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
@@ -35,18 +36,21 @@ from arena.cli.common import (
     written_record,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
+from arena.cli.stopped_figures import figures_if_stopped, partial_json, partial_line
 from arena.errors import ArenaError
 from arena.games.errors import GameError
 from arena.games.liars_dice import LiarsDiceRules, load_ruleset
 from arena.matches.liars_dice import (
     MAX_SEATS,
     TableReport,
+    TableStanding,
     in_process_seats,
     run_table,
     table_names,
 )
 from arena.matches.liars_dice_series import MatchReport, run_match
 from arena.matches.stats import Interval
+from arena.records import JsonlRecorder, Recorder
 from arena.referee import TimeControl
 from arena.transports.inprocess import InProcessSeat
 from bots.liars_dice import ConfigError, ModelError, load_model
@@ -123,12 +127,106 @@ def seed_label(seed: str) -> str:
     return seed if seed else "''"
 
 
+class GamesPlayed(Recorder):
+    """A match's recorder that passes every line on to its record (if any) and keeps what the
+    figures of a match stopped early need: each finished game's players by seat and winners
+    (by seat), and each player's penalties and the decisions, added up. `run_match` and
+    `run_table` (not of this module) give no figures until their last game, so a stopped
+    match's are rebuilt from its lines, the lines `arena verify` checks the record by
+    (`duel_so_far`, `table_so_far`; a test holds them equal to the formats' own figures)."""
+
+    def __init__(self, record: JsonlRecorder | None) -> None:
+        self.record = record
+        self.players: list[str] = []
+        """The match's players, in the order its ``match`` line names them (A, B in a duel)."""
+        self.outcomes: list[tuple[tuple[str, ...], tuple[int, ...]]] = []
+        """Per finished game: its players by seat and its winners' seats. Each distinct pair is
+        kept once (a match has few), so a million games cost a list of a million references."""
+        self.penalties: dict[str, int] = {}
+        self.decisions = 0
+        self.started = time.perf_counter()
+        self._seats: tuple[str, ...] = ()
+        self._decisions = 0
+        self._kept: dict[
+            tuple[tuple[str, ...], tuple[int, ...]], tuple[tuple[str, ...], tuple[int, ...]]
+        ] = {}
+
+    def write(self, line: dict[str, Any]) -> None:
+        if self.record is not None:
+            self.record.write(line)
+        kind = line.get("type")
+        if kind == "match":
+            self.players = list(line["players"])
+            self.penalties = dict.fromkeys(self.players, 0)
+            self.started = time.perf_counter()
+        elif kind == "header":
+            self._seats = tuple(line["players"])
+            self._decisions = 0
+        elif kind == "decision":
+            self._decisions += 1
+        elif kind == "result":
+            outcome = (self._seats, tuple(int(seat) for seat in line["winners"]))
+            self.outcomes.append(self._kept.setdefault(outcome, outcome))
+            for name, given in zip(self._seats, line["penalties"], strict=True):
+                self.penalties[name] = self.penalties.get(name, 0) + int(given)
+            self.decisions += self._decisions
+
+    @property
+    def played(self) -> int:
+        return len(self.outcomes)
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.started
+
+
+def duel_so_far(games: GamesPlayed, a: str, b: str) -> MatchReport:
+    """The figures of a duel's games so far (`run_match`'s, of the games ``games`` saw)."""
+    name_a, name_b = games.players
+    a_won = [seats.index(name_a) in winners for seats, winners in games.outcomes]
+    penalties = [games.penalties[name_a], games.penalties[name_b]]
+    return MatchReport(
+        a, b, len(a_won), sum(a_won), games.decisions, games.seconds, a_won, penalties
+    )
+
+
+def table_so_far(games: GamesPlayed, seed: str, rules: LiarsDiceRules) -> TableReport:
+    """The figures of a table's games so far (`run_table`'s, of the games ``games`` saw)."""
+    names = games.players
+    count = len(names)
+    wins = [0] * count
+    won: list[tuple[int, ...]] = []
+    share = 0.0
+    for seats, winners in games.outcomes:
+        bots = tuple(sorted(names.index(seats[seat]) for seat in winners))
+        for bot in bots:
+            wins[bot] += 1
+        won.append(bots)
+        share += len(winners) / count
+    played = len(won)
+    standings = [
+        TableStanding(names[i], played, wins[i], games.penalties[names[i]]) for i in range(count)
+    ]
+    return TableReport(
+        list(names),
+        played,
+        seed,
+        dict(rules.to_mapping()),
+        standings,
+        share / played if played else 0.0,
+        games.decisions,
+        games.seconds,
+        won,
+    )
+
+
 MATCH_HELP = (
     "Play A against B (--a/--b), or a table of two to five bots (--bots), through the referee: "
     "in-process strategies, or with --server bots connected to an arena server. A duel "
     "alternates seats and opener. A table plays every seating in turn (N! of them for N bots, "
-    "seat 0 opening) and gives each bot's share of games among the winners with a 95% interval "
-    "against the fair share. Without --rules a table plays the default rules (five dice "
+    "seat 0 opening) and gives each bot's share of games among the winners with an interval "
+    "against the fair share (for N bots at 1 − 0.05/N each, so that the N verdicts hold "
+    "together 95% of the time). Without --rules a table plays the default rules (five dice "
     "each, one round) for that many players; a ruleset given with --rules must be for that "
     "many (e.g. --rules liars_dice_party for four)."
 )
@@ -296,9 +394,18 @@ def _duel(
     announce_kept_tables(
         {f"{a} (A)": options_a, f"{b} (B)": options_b} if a == b else {a: options_a, b: options_b}
     )
+    tally: list[GamesPlayed] = []
+
+    def show_games_played() -> None:
+        if tally and tally[0].played:
+            report = duel_so_far(tally[0], a, b)
+            written = written_record(tally[0].record)
+            _show_duel(report, (config_a, config_b), games, seed, written, json_output)
+
     try:
         with (
             interrupt_exits(record),
+            figures_if_stopped(show_games_played),
             match_recorder(
                 record,
                 "liars-dice-duel",
@@ -317,6 +424,7 @@ def _duel(
             seed_shown_at_end(seed, fresh, err),
             progress(games, escape(f"{a} vs {b}")) as advance,
         ):
+            tally.append(GamesPlayed(rec))
             match = partial(
                 run_match,
                 a,
@@ -327,7 +435,7 @@ def _duel(
                 config_b=options_b,
                 rules=ruleset,
                 progress=advance,
-                recorder=rec,
+                recorder=tally[0],
                 deadline_ms=clock.deadline_ms,
                 time_bank=clock.new_bank(),
             )
@@ -364,6 +472,7 @@ def _show_duel(
         print_json(
             {
                 **data,
+                **partial_json(report.games, games),
                 "config_a": None if configs[0] is None else str(configs[0]),
                 "config_b": None if configs[1] is None else str(configs[1]),
                 "seed": seed,
@@ -380,8 +489,10 @@ def _show_duel(
         if not interval.excludes(0.5)
         else f"{a if interval.low > 0.5 else b} is the stronger"
     )
+    if report.games < games:
+        out.print(partial_line(report.games, games), markup=False)
     out.print(
-        f"{a} {data['wins_a']} – {data['wins_b']} {b} over {games} games: "
+        f"{a} {data['wins_a']} – {data['wins_b']} {b} over {report.games} games: "
         f"{data['win_rate_a']:.1%} for {a}, 95% interval {span(interval)} ({verdict})\n"
         f"{data['decisions']} decisions in {data['seconds']:.1f} s",
         markup=False,
@@ -463,9 +574,18 @@ def _table(
             f"{len(names)} bots): the last cycle is partial, so seats are not exactly balanced"
         )
     label = escape(", ".join(names))
+    tally: list[GamesPlayed] = []
+
+    def show_games_played() -> None:
+        if tally and tally[0].played:
+            report = table_so_far(tally[0], seed, ruleset)
+            written = written_record(tally[0].record)
+            _show_table(report, games, seed, written, json_output)
+
     try:
         with (
             interrupt_exits(record),
+            figures_if_stopped(show_games_played),
             match_recorder(
                 record,
                 "liars-dice-table",
@@ -484,6 +604,7 @@ def _table(
             seed_shown_at_end(seed, fresh, err),
             progress(games, label) as advance,
         ):
+            tally.append(GamesPlayed(rec))
             play = partial(
                 run_table,
                 games=games,
@@ -503,13 +624,13 @@ def _table(
                     raise_failed_save(bots)
                     advance(done)
 
-                report = asyncio.run(play(seat_names, seats, recorder=rec, progress=game_done))
+                report = asyncio.run(play(seat_names, seats, recorder=tally[0], progress=game_done))
             else:
                 report = run_on_server(
                     server,
                     names,
                     "liars_dice",
-                    lambda seats: play(names, seats, recorder=rec),
+                    lambda seats: play(names, seats, recorder=tally[0]),
                     start_timeout_s=clock.start_timeout_ms / 1000,
                     record=record,
                 )
@@ -524,19 +645,22 @@ def _show_table(
     report: TableReport, games: int, seed: str, record: str | None, json_output: bool
 ) -> None:
     if json_output:
-        print_json({**report.to_json(), "record": record})
+        print_json({**report.to_json(), **partial_json(report.games, games), "record": record})
         return
+    if report.games < games:
+        out.print(partial_line(report.games, games), markup=False)
     table = Table(
         title=escape(
-            f"liar's dice table, {games} games (seed {seed_label(seed)}), "
+            f"liar's dice table, {report.games} games (seed {seed_label(seed)}), "
             f"{report.seatings} seatings"
         ),
         box=box.SIMPLE_HEAD,
     )
-    for column in ("bot", "wins", "win rate", "95% interval", "vs fair share"):
+    level = f"{report.verdict_confidence:.2%}".replace(".00%", "%")
+    for column in ("bot", "wins", "win rate", f"{level} interval", "vs fair share"):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for standing in sorted(report.standings, key=lambda s: -s.win_rate):
-        interval = standing.interval()
+        interval = report.verdict_interval(standing)
         table.add_row(
             escape(standing.bot),
             f"{standing.wins}/{standing.games}",
@@ -546,8 +670,9 @@ def _show_table(
         )
     out.print(table)
     out.print(
-        f"fair share {report.fair_share:.1%}; {report.decisions} decisions in "
-        f"{report.seconds:.1f} s"
+        f"fair share {report.fair_share:.1%}; each interval at {level} so that all "
+        f"{len(report.standings)} hold at once, 95% (Bonferroni), and the verdicts with them; "
+        f"{report.decisions} decisions in {report.seconds:.1f} s"
     )
     penalised = [s for s in report.standings if s.penalties]
     if penalised:

@@ -10,7 +10,14 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.bench.liars_dice import FLOOR, Gain, Gauntlet, pool_gauntlets, run_gauntlet
+from arena.bench.liars_dice import (
+    BLOCK_GAMES,
+    FLOOR,
+    Gain,
+    Gauntlet,
+    pool_gauntlets,
+    run_gauntlet,
+)
 from arena.bench.liars_dice_charts import plot_trends
 from arena.cli.common import (
     MAX_MATCH_GAMES,
@@ -34,7 +41,7 @@ from arena.cli.liars_dice import (
     strategy_of,
 )
 from arena.errors import ArenaError
-from arena.matches.liars_dice_series import OPENERS, Driver, Opener
+from arena.matches.liars_dice_series import CHAIN_OPENERS, OPENERS, Driver, Opener
 from bots.liars_dice import PERSONALITIES, ConfigError
 from bots.registry import UnknownBotError
 
@@ -112,7 +119,8 @@ def gauntlet(
         "--floor",
         callback=between(0.0, 1.0),
         help="list the personalities won against less often than this, and those whose whole "
-        "95% interval lies under it (default: issue 5's 55% against every personality)",
+        "interval lies under it, the intervals holding for every personality at once (each at "
+        "1 − 0.05/32 for 32: Bonferroni) (default: issue 5's 55% against every personality)",
     ),
     opener: str = typer.Option(
         "alternate",
@@ -314,7 +322,7 @@ def _show_gauntlet(
             *([_traits(duel.opponent)] if with_traits else []),
             f"{duel.wins}/{duel.games}",
             f"[{style}]{duel.win_rate:.1%}[/]" if style else f"{duel.win_rate:.1%}",
-            span(duel.interval()),
+            span(result.rate(duel)),
         ]
         if gain is not None:
             base = gain.baseline.duels[k].win_rate
@@ -334,7 +342,8 @@ def _show_gauntlet(
     clearly = [duel.opponent for duel in result.clearly_below(floor)]
     out.print(
         f"below {floor:.0%}: {', '.join(below) or 'none'}\n"
-        f"wholly below {floor:.0%} (its 95% interval too): {', '.join(clearly) or 'none'}"
+        f"wholly below {floor:.0%} (its whole interval, at {result.family_confidence:.2%} for "
+        f"each of {len(result.duels)} so that all hold at once): {', '.join(clearly) or 'none'}"
     )
     if gain is not None:
         interval = gain.interval()
@@ -343,7 +352,11 @@ def _show_gauntlet(
                 f"{baseline_label}: mean {gain.baseline.mean:.1%}; gain of {bot_label} "
                 f"{100 * interval.estimate:+.2f} points, 95% interval "
                 f"[{100 * interval.low:+.2f}, {100 * interval.high:+.2f}] "
-                "(paired by game, clustered by game index)"
+                + (
+                    f"(paired by game, clustered by blocks of {BLOCK_GAMES} games)"
+                    if result.opener in CHAIN_OPENERS
+                    else "(paired by game, clustered by game index)"
+                )
             )
         )
     _show_groups(result, gain, baseline_label)

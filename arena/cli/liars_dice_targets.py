@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.bench.liars_dice import FLOOR
+from arena.bench.liars_dice import BLOCK_GAMES, FLOOR
 from arena.bench.liars_dice_targets import (
     BAYES,
     PROBABILITY,
@@ -25,7 +25,7 @@ from arena.cli.common import MAX_MATCH_GAMES, at_least, between, fail, print_jso
 from arena.cli.liars_dice import ld_app, out, progress, span
 from arena.cli.liars_dice_gauntlet import DRIVER_HELP, parse_driver, parse_seeds
 from arena.errors import ArenaError
-from arena.matches.liars_dice_series import OPENERS, Opener
+from arena.matches.liars_dice_series import CHAIN_OPENERS, OPENERS, Opener
 from bots.liars_dice import PERSONALITIES
 
 TARGETS_HELP = (
@@ -42,8 +42,10 @@ TARGETS_HELP = (
     "(Bonferroni), that every one lies on the right side on each one's own 95% interval. "
     "Pooled intervals "
     "of a mean or a gain count game indices, not games (game k deals the same dice against every "
-    "personality). For the network's 5–10 points a type counts when its gain is 5 points or more "
-    "with its interval above 0. A table by group of personalities (honest or liar, preferring "
+    "personality; under the winner and loser openers, blocks of 20 games, and each type's "
+    "interval is widened by the correlation of its games). For the network's 5–10 points a type "
+    "counts when its whole interval lies at or above 5 points. A table by group of "
+    "personalities (honest or liar, preferring "
     "to challenge or to bid) follows the verdicts. --opener all runs "
     "each rule for who opens and adds a summary (the table of docs/STRATEGIES.md)."
 )
@@ -152,7 +154,12 @@ def _show_groups(run: TargetRun) -> None:
     gains = run.group_gains(BAYES, RANDOM_GUESS)
     table = Table(
         title="by group (honest or liar → the decision it prefers), same games",
-        caption="mean win rate over the seeds (95% interval clustered by game index)",
+        caption="mean win rate over the seeds (95% interval clustered by game index"
+        + (
+            f"; by blocks of {BLOCK_GAMES} games under {run.opener})"
+            if run.opener in CHAIN_OPENERS
+            else ")"
+        ),
     )
     table.add_column("group")
     for heading in (*TARGET_BOTS, "bayes − random-guess"):
@@ -169,8 +176,8 @@ def _show_summary(runs: list[TargetRun]) -> None:
     table = Table(
         title=f"who opens ({runs[0].games} games a personality; ranges over the seeds)",
         caption="rg = random-guess; gain pooled over the seeds, 95% interval clustered by game "
-        "index; targets and seed's "
-        "words: how many are met",
+        f"index (under {' and '.join(CHAIN_OPENERS)}, by blocks of {BLOCK_GAMES} games); "
+        "targets and seed's words: how many are met",
     )
     for heading in (
         "opener",

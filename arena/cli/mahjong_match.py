@@ -6,9 +6,10 @@ import asyncio
 import math
 import tomllib
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich import box
@@ -36,6 +37,7 @@ from arena.cli.common import (
     written_record,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
+from arena.cli.stopped_figures import figures_if_stopped, partial_json, partial_line
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
 from arena.games.mahjong.rules import (
@@ -46,6 +48,7 @@ from arena.games.mahjong.rules import (
     load_ruleset,
 )
 from arena.matches.mahjong import (
+    FEW_ROUNDS,
     HANDS_PER_ROUND,
     LAYOUTS,
     MATCH_HANDS,
@@ -61,7 +64,7 @@ from arena.matches.stats import Interval, spread_free
 from arena.records import JsonlRecorder
 from arena.referee import DEFAULT_DEADLINE_MS, TimeBank, TimeControl
 from arena.transports.base import Seat
-from bots.registry import BotConfigError, UnknownBotError, config_for, make_bot
+from bots.registry import BotConfigError, UnknownBotError, config_for, make_bot, read_config
 
 out = output_console()
 err = output_console(stderr=True)
@@ -93,7 +96,8 @@ def _show(result: MatchResult, title: str) -> None:
     out.print(table)
     out.print(
         "他家放槍 wins on a discard, 自摸 self-draws, 胡牌率 win rate, 放槍 deal-ins, "
-        f"pen. penalties; exhaustive draws: {result.exhaustive}, decisions: {result.decisions}"
+        f"pen. penalties; exhaustive draws: {result.exhaustive}, decisions: {result.decisions}, "
+        f"time: {result.seconds:.1f} s"
     )
     copied = next((p for p in result.programs if p.copies > 1), None)
     if copied is not None:
@@ -103,29 +107,51 @@ def _show(result: MatchResult, title: str) -> None:
             f"{copied.hands // copied.copies} hands, as the seed counts"
         )
     for p in result.programs:
-        caveat = f" ({NO_SPREAD.format(unit='round')})" if spread_free(p.round_points) else ""
-        out.print(f"{p.bot}: points 95% CI {_span(p.points_interval())}{caveat}")
+        if spread_free(p.round_points):
+            out.print(f"{p.bot}: points {_no_spread(p.points, p.round_points, 'round')}")
+        else:
+            out.print(f"{p.bot}: points 95% CI {_span(p.points_interval())}")
     for p in result.programs:
         if p.config is not None:
             out.print(f"{p.bot}: {p.strategy} with config {p.config}")
     diff = result.difference_interval()
-    if diff is not None:
-        caveat = _no_spread_note("round") if result.difference_no_spread() else ""
-        out.print(f"points difference A−B: {diff.estimate:+,.0f}, 95% CI {_span(diff)}{caveat}")
+    diffs = result.round_differences()
+    if diff is not None and diffs is not None:
+        if result.difference_no_spread():
+            shown = _no_spread(diff.estimate, diffs, "round", difference=True)
+            out.print(f"points difference A−B: {shown}")
+        else:
+            out.print(f"points difference A−B: {diff.estimate:+,.0f}, 95% CI {_span(diff)}")
+    measured = [p.round_points for p in result.programs] + ([diffs] if diffs else [])
+    if result.intervals_approximate() and not all(spread_free(v) for v in measured):
+        out.print(FEW_ROUNDS_NOTE.format(rounds=result.rounds, few=FEW_ROUNDS), soft_wrap=True)
 
 
-NO_SPREAD = "every {unit} the same: no spread to measure"
-"""Said after a zero-width interval from values that were all equal: without it the interval
-reads as a figure known exactly, where the sample only showed no spread (`spread_free`)."""
+FEW_ROUNDS_NOTE = (
+    "note: only {rounds} rounds: with fewer than {few} the 95% intervals above are approximate "
+    "(a Student-t interval over so few round totals covers the true figure less often than "
+    "95%); play --games 32 or more for {few} rounds"
+)
+"""Said under the figures of a match of 2 to 7 rounds (`MatchResult.intervals_approximate`)."""
 
 
-def _no_spread_note(unit: str) -> str:
-    """The caveat of a zero-width A − B interval, worded as a league's note for mahjong: two
-    copies of one deterministic bot legitimately tie every round, so it is no error, but only
-    then is the zero width exact."""
+def _no_spread(
+    total: float, values: list[int] | list[float], unit: str, *, difference: bool = False
+) -> str:
+    """A figure whose every ``unit`` (round, match) gave the same value: no interval, whose zero
+    width would read as a figure known exactly where the sample only showed no spread
+    (`spread_free`; two copies of one deterministic bot legitimately tie every round, and
+    only for such bots would it be exact), and, for an A − B of 0, plainly that these games
+    cannot tell the two apart."""
+    count = f"{len(values)} {unit}{'es' if unit.endswith('ch') else 's'}"
+    if difference and total == 0:
+        return (
+            f"+0 over {count}, no spread: the games cannot tell them apart (every {unit} gave "
+            "A − B = 0; no interval to measure)"
+        )
+    each = f"{values[0]:+,.0f}"
     return (
-        f" ({NO_SPREAD.format(unit=unit)}; the zero width is exact only if the bots cannot play "
-        "differently)"
+        f"{total:+,.0f} over {count}, no spread: every {unit} gave {each} (no interval to measure)"
     )
 
 
@@ -267,6 +293,7 @@ async def _play_remote(
     recorder: JsonlRecorder | None,
     on_hand: Callable[[int, int], None],
     time_bank: TimeBank | None,
+    on_start: Callable[[MatchResult], None] | None = None,
 ) -> MatchResult:
     return await play_match(
         spec,
@@ -275,6 +302,7 @@ async def _play_remote(
         recorder=recorder,
         on_hand=on_hand,
         time_bank=time_bank,
+        on_start=on_start,
     )
 
 
@@ -283,13 +311,17 @@ async def _play_remote(
 MATCH_MAHJONG_HELP = (
     "Play the competition mahjong match (seed 003 §4.1) between bots: in-process strategies, or "
     "with --server the named bots connected to an arena server. A program given a config "
-    "(--config-a/--config-b, --config) is named after the file in the figures and records."
+    "(a file in --bots, --config-a/--config-b, --config) is named after the file in the figures "
+    "and records."
 )
 
 
 def match_mahjong(
     bots: str = typer.Option(
-        ..., "--bots", help="strategies, comma-separated: four (rotate) or two (--layout ab)"
+        ...,
+        "--bots",
+        help="strategies, comma-separated: four (rotate) or two (--layout ab); a TOML config "
+        'file naming its strategy (strategy = "greedy") stands for that strategy with its config',
     ),
     games: int = typer.Option(
         MATCH_HANDS,
@@ -353,7 +385,11 @@ def match_mahjong(
     ),
     server: str | None = typer.Option(None, "--server", callback=server_url, help=SERVER_HELP),
 ) -> None:
-    names = tuple(split_names(bots, "--bots"))
+    given = tuple(split_names(bots, "--bots"))
+    files = [name for name in given if name.endswith(".toml")]
+    if files and server is not None:
+        refuse_config_on_server(f"--bots {files[0]}")
+    names, from_files = _bots_given_as_files(given)
     if layout is None:
         # Two programs can only play the A/B layout, as a league of two mahjong bots does.
         layout = "ab" if len(names) == 2 and server is None else "rotate"
@@ -367,13 +403,9 @@ def match_mahjong(
     configured += [f"--config {entry}" for entry in config]
     if server is not None and configured:
         refuse_config_on_server(configured[0])
-    files = [name for name in names if name.endswith(".toml")]
-    if files and server is None:
-        fail(
-            f"--bots {files[0]}: --bots names strategies; give a config with --config-a/"
-            "--config-b (--layout ab) or --config STRATEGY=FILE (--layout rotate)"
-        )
-    configs = _configs(names, layout, config_a, config_b, config)
+    configs = _with_file_configs(
+        given, _configs(names, layout, config_a, config_b, config), from_files
+    )
     output_directory(record, "--record")
     ruleset = ruleset or default_ruleset(remote=server is not None)
     try:
@@ -406,8 +438,19 @@ def match_mahjong(
         )
     results: list[MatchResult] = []
     records: list[str | None] = []
+    live: list[MatchResult] = []  # each match's result from its first hand on (on_start)
+    recording: list[JsonlRecorder | None] = [None]  # the record of the match under way
+
+    def show_hands_played() -> None:
+        stopped = live[-1] if len(live) > len(results) and live[-1].hands else None
+        record_of_stopped = written_record(recording[0]) if stopped is not None else None
+        if results or stopped is not None:
+            shown = _Stopped(stopped, record_of_stopped, games) if stopped is not None else None
+            _show_series(results, records, base_seed, matches, json_output, shown)
+
     with (
         interrupt_exits(record),
+        figures_if_stopped(show_hands_played),
         seed_shown_at_end(base_seed, seed is None, err),
         progress_bar(err, transient=True, remaining=False) as progress,
     ):
@@ -421,9 +464,16 @@ def match_mahjong(
             with match_recorder(
                 record, "mahjong", spec.seed, err, lineup=_lineup(spec), first_game="r0h0"
             ) as recorder:
+                recording[0] = recorder
                 if server is None:
                     played = asyncio.run(
-                        play_match(spec, recorder=recorder, on_hand=advance, time_bank=bank)
+                        play_match(
+                            spec,
+                            recorder=recorder,
+                            on_hand=advance,
+                            time_bank=bank,
+                            on_start=live.append,
+                        )
                     )
                 else:
                     played = run_on_server(
@@ -436,6 +486,7 @@ def match_mahjong(
                             recorder=recorder,
                             on_hand=advance,
                             time_bank=bank,
+                            on_start=live.append,
                         ),
                         start_timeout_s=clock.start_timeout_ms / 1000,
                         record=record,
@@ -446,42 +497,160 @@ def match_mahjong(
         _show_series(results, records, base_seed, matches, json_output)
 
 
+def _bots_given_as_files(
+    given: tuple[str, ...],
+) -> tuple[tuple[str, ...], dict[int, ProgramConfig]]:
+    """The strategies of ``--bots``, with each config file in it (``mine.toml``, holding
+    ``strategy = "greedy"`` and the bot's settings) read for its strategy, as `arena match
+    bulls-cows --a FILE` and `arena match liars-dice --a FILE` read theirs; and each such
+    program's config, by its place in ``--bots``. The program is named after the file."""
+    names = list(given)
+    configs: dict[int, ProgramConfig] = {}
+    for place, name in enumerate(given):
+        if not name.endswith(".toml"):
+            continue
+        path = Path(name)
+        try:
+            strategy, _settings = read_config(path)
+        except BotConfigError as exc:
+            fail(f"--bots: {exc}")
+        if strategy is None:
+            fail(
+                f'--bots {name}: a config given as a bot needs strategy = "<bot>" in it (or name '
+                "the strategy in --bots and give the file with --config-a/--config-b, --layout "
+                "ab, or --config STRATEGY=FILE, --layout rotate)"
+            )
+        names[place] = strategy
+        configs[place] = _program_config("--bots", f"--bots {name}", strategy, path)
+    return tuple(names), configs
+
+
+def _with_file_configs(
+    given: tuple[str, ...],
+    configs: tuple[ProgramConfig | None, ...],
+    from_files: dict[int, ProgramConfig],
+) -> tuple[ProgramConfig | None, ...]:
+    """The programs' configs of the options (``configs``: one per program, or none) with those
+    of the files in ``--bots``; a program given both is refused, as a program plays one
+    config."""
+    if not from_files:
+        return configs
+    merged: list[ProgramConfig | None] = list(configs) if configs else [None] * len(given)
+    for place, config in from_files.items():
+        other = merged[place] if place < len(merged) else None
+        if other is not None:
+            fail(
+                f"--bots {given[place]} is a config already; it is given {other.file} too, and "
+                "a program plays one config"
+            )
+        if place < len(merged):
+            merged[place] = config
+    return tuple(merged)
+
+
+@dataclass(frozen=True)
+class _Stopped:
+    """The match a stop cut short: its figures so far, its record, the hands it was to play."""
+
+    result: MatchResult
+    record: str | None
+    games: int
+
+
 def _show_series(
     results: list[MatchResult],
     records: list[str | None],
     base_seed: str,
     matches: int,
     json_output: bool,
+    stopped: _Stopped | None = None,
 ) -> None:
+    """The figures of the matches played (``results``), and of the one a stop cut short, if
+    any (``stopped``, marked partial). A series stopped early shows its series figures over
+    the matches it finished."""
+    partial_series = stopped is not None or len(results) < matches
     if json_output:
-        if matches == 1:
-            print_json({**results[0].to_json(), "record": records[0]})
-        else:
-            data = SeriesResult(base_seed, results).to_json()
-            data["per_match"] = [
-                {**r.to_json(), "record": path} for r, path in zip(results, records, strict=True)
-            ]
-            print_json(data)
+        _print_series_json(results, records, base_seed, matches, stopped)
         return
+    if partial_series and matches > 1:
+        out.print(partial_line(len(results), matches, "matches"))
     for result in results:
         _show(result, f"mahjong match, seed {result.spec.seed!r}, {result.hands} hands")
-    if matches > 1:
+    if stopped is not None:
+        out.print(partial_line(stopped.result.hands, stopped.games, "hands"))
+        _show(
+            stopped.result,
+            f"mahjong match, seed {stopped.result.spec.seed!r}, {stopped.result.hands} of "
+            f"{stopped.games} hands (interrupted)",
+        )
+    if matches > 1 and results:
         series = SeriesResult(base_seed, results).to_json()
+        played = len(results)
         for p in series["players"]:
-            ci = p["match_win_rate_ci95"]
+            ci = p["match_score_rate_ci95"]
+            lost = played - p["matches_won"] - p["matches_tied"]
             out.print(
-                f"{p['bot']}: matches won {p['matches_won']:g}/{matches} "
-                f"(95% CI {ci['low']:.0%}–{ci['high']:.0%}), points {p['points']:+,}"
+                f"{p['bot']}: matches won {p['matches_won']}, tied {p['matches_tied']}, lost "
+                f"{lost} of {played} (match score {p['match_score'] / played:.0%}, a tie shared: "
+                f"95% CI {ci['low']:.0%}–{ci['high']:.0%}), points {p['points']:+,}"
             )
         if "points_difference_per_match_ci95" in series:
             d = series["points_difference_per_match_ci95"]
-            caveat = (
-                _no_spread_note("match") if series["points_difference_per_match_no_spread"] else ""
+            if series["points_difference_per_match_no_spread"]:
+                per_match = [float(m.programs[0].points - m.programs[1].points) for m in results]
+                shown = _no_spread(d["estimate"], per_match, "match", difference=True)
+                out.print(f"points difference per match A−B: {shown}")
+            else:
+                out.print(
+                    f"points difference per match A−B: {d['estimate']:+,.0f}, "
+                    f"95% CI [{d['low']:+,.0f}, {d['high']:+,.0f}] over {played} matches"
+                )
+        out.print(f"time: {sum(result.seconds for result in results):.1f} s")
+
+
+def _match_json(result: MatchResult) -> dict[str, Any]:
+    """A match's figures and the seconds it took, as the other games' `arena match` give them."""
+    return {**result.to_json(), "seconds": round(result.seconds, 3)}
+
+
+def _print_series_json(
+    results: list[MatchResult],
+    records: list[str | None],
+    base_seed: str,
+    matches: int,
+    stopped: _Stopped | None,
+) -> None:
+    """`_show_series`'s --json: one match's object (with ``partial`` and ``games_planned``), or
+    a series' (with ``partial``, ``matches_planned`` and, when a stop cut a match short,
+    ``interrupted_match``, that match's object)."""
+    interrupted = None
+    if stopped is not None:
+        interrupted = {
+            **_match_json(stopped.result),
+            "record": stopped.record,
+            **partial_json(stopped.result.hands, stopped.games),
+        }
+    if matches == 1:
+        if interrupted is not None:
+            print_json(interrupted)
+        else:
+            games = results[0].spec.games
+            print_json(
+                {**_match_json(results[0]), "record": records[0], **partial_json(games, games)}
             )
-            out.print(
-                f"points difference per match A−B: {d['estimate']:+,.0f}, "
-                f"95% CI [{d['low']:+,.0f}, {d['high']:+,.0f}]{caveat}"
-            )
+        return
+    data: dict[str, Any] = (
+        SeriesResult(base_seed, results).to_json() if results else {"matches": 0, "games": 0}
+    )
+    data["seconds"] = round(sum(result.seconds for result in results), 3)
+    data["partial"] = stopped is not None or len(results) < matches
+    data["matches_planned"] = matches
+    data["per_match"] = [
+        {**_match_json(r), "record": path} for r, path in zip(results, records, strict=True)
+    ]
+    if interrupted is not None:
+        data["interrupted_match"] = interrupted
+    print_json(data)
 
 
 def bench_mahjong_match(

@@ -237,6 +237,7 @@ def bridge_report(tally: BridgeTally, seed: str) -> Report:
             exact.pattern_pair_joint(),
             _SEATS,
             ordered=False,
+            labels=[exact.pattern_text(key) for key in exact.patterns()],
         ),
         stats.pooled_test(
             "HCP of one hand (all four hands)",
@@ -245,9 +246,14 @@ def bridge_report(tally: BridgeTally, seed: str) -> Report:
             exact.hcp_pair_joint(),
             _SEATS,
             ordered=True,
+            labels=[f"{points} HCP" for points in range(len(hand_p))],
         ),
         stats.independent_test(
-            "HCP of the N+S partnership", tally.hcp_partnership.tolist(), pair_p, ordered=True
+            "HCP of the N+S partnership",
+            tally.hcp_partnership.tolist(),
+            pair_p,
+            ordered=True,
+            labels=[f"{points} HCP" for points in range(len(pair_p))],
         ),
         stats.permutation_table_test(
             "card × seat", tally.card_seat, [1] * DECK, [SUIT_SIZE] * _SEATS
@@ -527,8 +533,20 @@ def audit_dice(
     face_p = [1.0 / faces] * faces
     face_z = independent_z(face_counts.tolist(), face_p).tolist()
     tests = [
-        stats.independent_test("faces of every die", face_counts.tolist(), face_p, ordered=False),
-        stats.independent_test(f"sum of {dice} dice", sum_counts.tolist(), sum_dist, ordered=True),
+        stats.independent_test(
+            "faces of every die",
+            face_counts.tolist(),
+            face_p,
+            ordered=False,
+            labels=[f"face {f + 1}" for f in range(faces)],
+        ),
+        stats.independent_test(
+            f"sum of {dice} dice",
+            sum_counts.tolist(),
+            sum_dist,
+            ordered=True,
+            labels=[f"sum {total}" for total in range(len(sum_dist))],
+        ),
     ]
     tallies: dict[str, Any] = {}
     if ways is not None:
@@ -536,7 +554,11 @@ def audit_dice(
         type_z = independent_z(type_counts.tolist(), type_p).tolist()
         tests.append(
             stats.independent_test(
-                "hand types of five dice", type_counts.tolist(), type_p, ordered=False
+                "hand types of five dice",
+                type_counts.tolist(),
+                type_p,
+                ordered=False,
+                labels=list(exact.DICE_HAND_TYPES),
             )
         )
         tallies["hand_types"] = [

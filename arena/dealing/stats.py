@@ -17,11 +17,16 @@ Three designs occur:
   perfect 52-card shuffle would show about 2 % too much X².)
 
 Cells whose expected count is below 5 are merged before testing: unordered categories (hand
-patterns) pool the rarest; ordered ones (points, sums) merge each tail inwards.
+patterns) pool the rarest; ordered ones (points, sums) merge each tail inwards. A cell the exact
+law gives probability 0 (a sum of 4 with five dice) is left out of the test, but a count in it
+is proof against the dealer, whatever the other cells say: the test then has p = 0 and names
+the outcome (`ChiSquare.impossible`), rather than merging the count into a diluted statistic or
+failing to compute one.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -47,15 +52,41 @@ class ChiSquare:
     cells: int
     """Cells tested, after merging those expected below 5."""
     method: str
+    impossible: tuple[str, ...] = ()
+    """Outcomes seen that the exact law calls impossible, each as "<outcome>: <count> seen";
+    any makes ``p_value`` 0 (and ``chi2`` infinite)."""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["impossible"] = list(self.impossible)
+        # An infinite statistic is not JSON: null, as `arena.matches.stats.finite_json` does.
+        return {
+            k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+            for k, v in data.items()
+        }
+
+
+def impossible_outcomes(
+    observed: Sequence[int], probabilities: Sequence[float], labels: Sequence[str] | None = None
+) -> tuple[str, ...]:
+    """The cells with a count that the exact law gives probability 0, as "<label>: <count>
+    seen" (``labels[i]``, or "cell i" without labels)."""
+    return tuple(
+        f"{labels[i] if labels is not None else f'cell {i}'}: {int(count)} seen"
+        for i, (count, p) in enumerate(zip(observed, probabilities, strict=True))
+        if p <= 0 and count > 0
+    )
+
+
+def _impossible_result(name: str, cells: int, method: str, seen: tuple[str, ...]) -> ChiSquare:
+    return ChiSquare(name, math.inf, float(max(cells - 1, 1)), 0.0, math.inf, cells, method, seen)
 
 
 def merge_groups(expected: Sequence[float], ordered: bool) -> list[list[int]]:
     """Groups of cell indices whose expected counts are each at least `MIN_EXPECTED`.
 
-    Cells with zero expected count are dropped (they cannot be observed from a fair dealer).
+    Cells with zero expected count are dropped (they cannot be observed from a fair dealer;
+    a count in one is caught before, `impossible_outcomes`).
     """
     cells = [i for i, e in enumerate(expected) if e > 0]
     if sum(expected[i] for i in cells) < 2 * MIN_EXPECTED:
@@ -95,13 +126,21 @@ def _merge_matrix(groups: list[list[int]], size: int) -> FloatArray:
 
 
 def independent_test(
-    name: str, observed: Sequence[int], probabilities: Sequence[float], ordered: bool
+    name: str,
+    observed: Sequence[int],
+    probabilities: Sequence[float],
+    ordered: bool,
+    labels: Sequence[str] | None = None,
 ) -> ChiSquare:
-    """Pearson's test for independent draws, cells merged as needed."""
+    """Pearson's test for independent draws, cells merged as needed. A count in a cell of
+    probability 0 gives p = 0 (`impossible_outcomes`, named by ``labels``)."""
     obs = np.asarray(observed, dtype=np.float64)
     p = np.asarray(probabilities, dtype=np.float64)
     expected = obs.sum() * p
     a = _merge_matrix(merge_groups(expected.tolist(), ordered), len(p))
+    seen = impossible_outcomes(observed, probabilities, labels)
+    if seen:
+        return _impossible_result(name, a.shape[0], "pearson", seen)
     from scipy import stats  # here, not at the top: see `arena.matches.stats`
 
     result = stats.chisquare(a @ obs, a @ expected)
@@ -118,15 +157,20 @@ def pooled_test(
     pair_joint: FloatArray,
     per_deal: int,
     ordered: bool,
+    labels: Sequence[str] | None = None,
 ) -> ChiSquare:
     """Pearson's X² for ``per_deal`` exchangeable draws per deal, corrected by Rao–Scott.
 
-    ``pair_joint[a, b]`` is P(one draw of a deal is a and another is b).
+    ``pair_joint[a, b]`` is P(one draw of a deal is a and another is b). A count in a cell of
+    probability 0 gives p = 0 (`impossible_outcomes`, named by ``labels``).
     """
     obs = np.asarray(observed, dtype=np.float64)
     p = np.asarray(probabilities, dtype=np.float64)
     expected = obs.sum() * p
     a = _merge_matrix(merge_groups(expected.tolist(), ordered), len(p))
+    seen = impossible_outcomes(observed, probabilities, labels)
+    if seen:
+        return _impossible_result(name, a.shape[0], "rao-scott", seen)
     pm = a @ p
     qm = a @ pair_joint @ a.T
     # Covariance of one deal's pooled counts, over that of per_deal independent draws' scale.

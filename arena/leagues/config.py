@@ -33,7 +33,15 @@ from pydantic import (
 )
 
 from arena.errors import ArenaError
-from arena.leagues.config_bots import BOT_ERRORS, LeagueConfigError, bot_error, bot_options
+from arena.leagues.config_bots import (
+    BOT_ERRORS,
+    LeagueConfigError,
+    bot_error,
+    bot_options,
+    bot_place,
+    kept_state_option,
+    without_state_options,
+)
 from arena.leagues.config_problems import ConfigShapes, validation_problems
 from arena.matches.bot_seeds import UNSEEDED
 from arena.referee import DEFAULT_DEADLINE_MS
@@ -80,6 +88,9 @@ class LeagueFormat:
     read_rules: Callable[[LeagueConfig], LeagueRules]
     """Read the game's rules from the config (its ruleset file, its ``rules`` table or the
     defaults); raises `ArenaError` for bad rules."""
+    rules_from_mapping: Callable[[Mapping[str, Any]], LeagueRules]
+    """The rules again from what `LeagueContents.rules_mapping` gave (a stored league's
+    ``contents.rules``); raises `ArenaError` or `ValueError` for a mapping it cannot read."""
 
 
 def _read_mahjong_rules(config: LeagueConfig) -> MahjongRules:
@@ -107,10 +118,28 @@ def _read_bulls_cows_rules(config: LeagueConfig) -> BullsCowsLeagueRules:
     return rules
 
 
+def _mahjong_rules_from(mapping: Mapping[str, Any]) -> MahjongRules:
+    from arena.games.mahjong.rules import MahjongRules
+
+    return MahjongRules.from_mapping(mapping)
+
+
+def _dice_rules_from(mapping: Mapping[str, Any]) -> LiarsDiceRules:
+    from arena.games.liars_dice.rules import LiarsDiceRules
+
+    return LiarsDiceRules.from_mapping(mapping)
+
+
+def _bulls_cows_rules_from(mapping: Mapping[str, Any]) -> BullsCowsLeagueRules:
+    return BullsCowsLeagueRules.model_validate(mapping)
+
+
 LEAGUE_FORMATS: dict[str, LeagueFormat] = {
-    "mahjong": LeagueFormat("mahjong", 384, None, _read_mahjong_rules),
-    "liars-dice": LeagueFormat("liars_dice", 500, (-1.0, 1.0), _read_dice_rules),
-    "bulls-cows": LeagueFormat("bulls_cows", 100, (-1.0, 1.0), _read_bulls_cows_rules),
+    "mahjong": LeagueFormat("mahjong", 384, None, _read_mahjong_rules, _mahjong_rules_from),
+    "liars-dice": LeagueFormat("liars_dice", 500, (-1.0, 1.0), _read_dice_rules, _dice_rules_from),
+    "bulls-cows": LeagueFormat(
+        "bulls_cows", 100, (-1.0, 1.0), _read_bulls_cows_rules, _bulls_cows_rules_from
+    ),
 }
 """League game name → its format. The default match lengths are the seeds' (384 hands, seed 003
 §4.1; 500 games a personality, seed 002 ch. 5) and a 1A2B duel series. Adding a game to leagues
@@ -175,6 +204,11 @@ class LeagueContents:
             "rules": self.rules_mapping(),
         }
 
+
+MATCH_FORMAT = 1
+"""The version of how a league plays a match from its inputs (`LeagueConfig.match_fingerprint`):
+raised by a release that changes the games the same inputs give (a bot's or an engine's
+behaviour, how a bot's stream is seeded), so that no league reuses a match stored before."""
 
 _CONTENT_KEYS = frozenset({"game", "bots", "ruleset", "rules"})
 """The keys whose change makes a config read its files again (`LeagueConfig.with_overrides`)."""
@@ -433,6 +467,30 @@ class LeagueConfig(BaseModel):
         text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
+    def match_fingerprint(self, bots: Sequence[str], seed: str) -> str:
+        """SHA-256 of everything that decides the games of the in-process match of ``bots``
+        (A first) dealt from ``seed``, as `arena.leagues.play` plays it: the game and its rules
+        (as loaded, every key), each bot's name (its random stream is derived from it), strategy
+        and config (as its files said), the seed, the games, the mahjong layout, and the time
+        controls (a late answer is a penalty, which changes the game). Not the league's name, its
+        other bots, ``jobs`` or ``records``: a match of another league with the same fingerprint
+        (`arena.leagues.reuse`) gave the games this one would give. `MATCH_FORMAT` is part of it,
+        so a release that plays the same inputs otherwise reuses nothing stored before it."""
+        contents = self.contents
+        data = {
+            "format": MATCH_FORMAT,
+            "game": self.game,
+            "rules": contents.rules_mapping(),
+            "bots": [[name, *contents.bots[name]] for name in bots],
+            "seed": seed,
+            "games": self.games_per_match,
+            "layout": self.mahjong_layout if self.game == "mahjong" else None,
+            "deadline_ms": self.deadline_ms,
+            "bank_ms": self.bank_ms,
+        }
+        text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
     def load_rules(self) -> MahjongRules | LiarsDiceRules | dict[str, Any]:
         """The game's rules object (mahjong, liar's dice) or the 1A2B rules mapping, as the
         config loaded them. A caller that knows the game takes `mahjong_rules`, `dice_rules` or
@@ -506,7 +564,8 @@ def _read_contents(config: LeagueConfig) -> LeagueContents:
     """Read what ``config``'s files say (`LeagueContents`); raises `ArenaError` naming the file
     that cannot be used."""
     return LeagueContents(
-        {entry.name: bot_options(entry) for entry in config.bots}, config._read_rules()
+        {entry.name: bot_options(entry, index) for index, entry in enumerate(config.bots)},
+        config._read_rules(),
     )
 
 
@@ -529,36 +588,105 @@ def _validate(
         config = LeagueConfig.model_validate({**data, "source": source})
     except ValidationError as exc:
         raise LeagueConfigError(_problems(exc, where, options or {}, data)) from None
+    problems: list[str] = []
     if contents is None:
+        rules: LeagueRules | None = None
         try:
             rules = config._read_rules()
         except ArenaError as exc:
-            raise LeagueConfigError(f"{where}: {exc}") from None
+            problems.append(f"{where}: {exc}")
         bots = {}
-        for entry in config.bots:
+        for index, entry in enumerate(config.bots):
             try:
-                bots[entry.name] = bot_options(entry)
+                bots[entry.name] = bot_options(entry, index)
             except LeagueConfigError as exc:
-                raise LeagueConfigError(f"{where}: {exc}") from None
-        contents = LeagueContents(bots, rules)
+                problems.append(f"{where}: {exc}")
+        if rules is not None and len(bots) == len(config.bots):
+            contents = LeagueContents(bots, rules)
+    else:
+        bots = contents.bots
+    if config.server is None and build_bots:
+        problems += _bot_problems(config, bots, where)
+    if problems:
+        raise LeagueConfigError(_joined_problems(where, problems))
+    assert contents is not None
     config._contents = contents
     config._bots_built = build_bots
-    if config.server is None and build_bots:
-        for entry in config.bots:
-            strategy, options = config.bot_options(entry.name)
-            try:
-                bot = make_bot(config.engine_game, strategy, options, name=entry.name)
-            except BOT_ERRORS as exc:
-                message = bot_error(config.engine_game, entry, where, exc)
-                raise LeagueConfigError(message) from None
+    return config
+
+
+def _bot_problems(
+    config: LeagueConfig, bots: Mapping[str, tuple[str, dict[str, Any]]], where: str
+) -> list[str]:
+    """Build each in-process bot of ``bots`` (those whose files could be read) once: why each
+    is refused. A bot that would keep state between runs (`kept_state_option`) is refused
+    before it is built, since building it makes its directory: it is built without that
+    option, so that its other problems are named too, and nothing is left behind."""
+    problems = []
+    game = config.engine_game
+    for index, entry in enumerate(config.bots):
+        if entry.name not in bots:
+            continue  # its config file could not be read: said already
+        strategy, options = bots[entry.name]
+        kept = kept_state_option(game, strategy, options)
+        try:
+            bot = make_bot(
+                game,
+                strategy,
+                copy.deepcopy(without_state_options(game, strategy, options)),
+                name=entry.name,
+            )
+        except BOT_ERRORS as exc:
+            problems.append(bot_error(game, entry, index, where, exc))
+            bot = None
+        if kept is None and bot is not None:
+            # A strategy that keeps state through an option `STATE_OPTIONS` does not list.
             kept = bot.kept_state()
-            if kept is not None:
-                raise LeagueConfigError(
-                    f"{where}: bot {entry.name!r} keeps state between runs: {kept}. Its games "
-                    "would depend on what earlier runs left, so the same league config would "
-                    "not give the same results; enter it without that option (it then learns "
-                    "afresh in every match), or play it with `arena match`"
-                )
+        if kept is not None:
+            problems.append(
+                f"{where}: {bot_place(index, entry.name)} keeps state between runs: {kept}. "
+                "Its games would depend on what earlier runs left, so the same league config "
+                "would not give the same results; enter it without that option (it then learns "
+                "afresh in every match), or play it with `arena match`"
+            )
+    return problems
+
+
+def _joined_problems(where: str, problems: Sequence[str]) -> str:
+    """Every problem of a config in one line: those of the league file under its name once
+    (``league.toml: bot 2 ('a'): …; bot 3 ('b'): …``), then those of other files (a bot's own
+    config file), each under its own name."""
+    prefix = f"{where}: "
+    own = [problem.removeprefix(prefix) for problem in problems if problem.startswith(prefix)]
+    others = [problem for problem in problems if not problem.startswith(prefix)]
+    return "; ".join(([prefix + "; ".join(own)] if own else []) + others)
+
+
+def league_from_stored(stored: Mapping[str, Any]) -> LeagueConfig:
+    """The config a league was stored with (its ``leagues.config``: the config's keys, and
+    ``contents``, what its files said), as it loaded then: no file is read and no bot built.
+    Raises `LeagueConfigError` for a stored config this release cannot read (keys of another
+    release, no ``contents``)."""
+    where = "stored league config"
+    data = {key: value for key, value in stored.items() if key in LeagueConfig.model_fields}
+    data.pop("source", None)
+    stored_contents = stored.get("contents")
+    game = stored.get("game")
+    try:
+        if not isinstance(stored_contents, dict) or game not in LEAGUE_FORMATS:
+            raise ValueError("no contents (stored by an earlier release)")
+        bots = {
+            name: (entry["strategy"], dict(entry["options"]))
+            for name, entry in stored_contents["bots"].items()
+        }
+        rules = LEAGUE_FORMATS[game].rules_from_mapping(stored_contents["rules"])
+    except (ArenaError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise LeagueConfigError(f"{where}: cannot read its contents: {exc}") from None
+    if not all(isinstance(strategy, str) for strategy, _options in bots.values()):
+        raise LeagueConfigError(f"{where}: a bot's strategy is not a name")
+    config = _validate(data, None, LeagueContents(bots, rules), build_bots=False)
+    if set(config.bot_names) != set(bots):
+        raise LeagueConfigError(f"{where}: its contents are not those of its bots")
     return config
 
 

@@ -239,6 +239,27 @@ def _recording(config: LeagueConfig, plan: MatchPlan, *, finish: bool) -> Iterat
         recorder.close()
 
 
+def copy_record(config: LeagueConfig, plan: MatchPlan, source: Path) -> str:
+    """Copy the complete record ``source`` of a match another league played with the same games
+    (`arena.leagues.reuse`) to where this league keeps ``plan``'s record, by way of a partial
+    record of this process, moved into place when complete (as a played match's is); return
+    its absolute path. Raises `RecordWriteError` naming the file."""
+    assert config.records is not None
+    try:
+        config.records.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RecordWriteError(
+            f"cannot make the records directory {config.records}: {exc.strerror or exc}"
+        ) from exc
+    path = record_path(config, config.records, plan).resolve()
+    with _finished_file(path, finish=True) as part:
+        try:
+            shutil.copyfile(source, part)
+        except OSError as exc:
+            raise _cannot_write(path, exc) from exc
+    return str(path)
+
+
 def finish_record(outcome: MatchOutcome) -> None:
     """Move the complete record of a match played with ``finish=False`` (`play_league_match`)
     into place: the process that stores the match does it, just before it stores it, so a

@@ -14,7 +14,7 @@ import os
 import queue as queue_module
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from arena.leagues.play import (
     plan_matches,
     play_league_match,
 )
+from arena.leagues.reuse import ReusedMatch, reuse_matches
 from arena.logs import configure_logging, logging_settings
 from arena.processes import run_in_processes, spawn_context
 from arena.store import ResultStore, StoredLeague
@@ -39,6 +40,7 @@ log = structlog.get_logger(__name__)
 
 GamesDone = Callable[[int], None]
 MatchDone = Callable[[MatchOutcome], None]
+MatchesReused = Callable[[list[ReusedMatch]], None]
 
 
 class LeagueIncompleteError(ArenaError):
@@ -63,6 +65,9 @@ class LeagueRun:
     resumed: int
     played: int
     seconds: float
+    reused: list[ReusedMatch] = field(default_factory=list)
+    """The matches this run copied from other leagues of the file (`arena.leagues.reuse`)
+    instead of playing them; stored in the league as if played, and in ``outcomes``."""
 
     @property
     def complete(self) -> bool:
@@ -104,9 +109,12 @@ def run_league(
     on_start: Callable[[int, int], None] | None = None,
     on_games: GamesDone | None = None,
     on_match: MatchDone | None = None,
+    on_reused: MatchesReused | None = None,
 ) -> LeagueRun:
     """Play what is left of ``config``'s league and return every stored match; ``on_start``
-    hears (matches to play, matches planned) before the first game.
+    hears (matches to play, matches planned) before the first game, after ``on_reused`` has
+    heard the matches copied from other leagues of the file instead (`reuse_matches`; not
+    on a ``restart``), which count as stored.
 
     ``restart`` plays every match again, each stored match replaced only when its new result is
     stored: an interrupted restart leaves every match stored once, old or new (a league on a
@@ -116,9 +124,20 @@ def run_league(
     if config.server is not None:
         _refuse_seed_of_another_league(config, store)
     league = open_league(config, store)
+    hooks = _Hooks(on_start, on_games, on_match, on_reused)
     # A second run of the league on this file would play every match again: refused.
     with hold_league(store.path, league.id, config.name):
-        return _play_held(config, store, league, restart, started, on_start, on_games, on_match)
+        return _play_held(config, store, league, restart, started, hooks)
+
+
+@dataclass(frozen=True, slots=True)
+class _Hooks:
+    """What the caller of `run_league` hears while it runs."""
+
+    on_start: Callable[[int, int], None] | None
+    on_games: GamesDone | None
+    on_match: MatchDone | None
+    on_reused: MatchesReused | None
 
 
 def _refuse_seed_of_another_league(config: LeagueConfig, store: ResultStore) -> None:
@@ -152,18 +171,23 @@ def _play_held(
     league: StoredLeague,
     restart: bool,
     started: float,
-    on_start: Callable[[int, int], None] | None,
-    on_games: GamesDone | None,
-    on_match: MatchDone | None,
+    hooks: _Hooks,
 ) -> LeagueRun:
+    on_games, on_match = hooks.on_games, hooks.on_match
     plans = plan_matches(config)
     todo = plans if restart else pending_plans(config, store, league)
     resumed = len(plans) - len(todo)
     # Partial records of processes that are gone (a worker killed with its parent) belong to no
     # stored match: removed now, whether or not their match is played again.
     discard_stale_records(config, plans)
-    if on_start is not None:
-        on_start(len(todo), len(plans))
+    reused = [] if restart else reuse_matches(config, store, league, todo)
+    if reused:
+        copied = {match.plan.key for match in reused}
+        todo = [plan for plan in todo if plan.key not in copied]
+        if hooks.on_reused is not None:
+            hooks.on_reused(reused)
+    if hooks.on_start is not None:
+        hooks.on_start(len(todo), len(plans))
     played = 0
 
     def note(outcome: MatchOutcome, stored: bool) -> None:
@@ -212,7 +236,8 @@ def _play_held(
     if len(outcomes) == len(plans):
         # A restart that played every match again finished the league anew.
         store.mark_finished(league, again=restart and incomplete is None)
-    run = LeagueRun(config, league, plans, outcomes, resumed, played, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    run = LeagueRun(config, league, plans, outcomes, resumed, played, seconds, reused)
     if incomplete is not None:
         incomplete.run = run
         raise incomplete

@@ -11,9 +11,12 @@ Per match, the difference A − B per game and its interval over the same observ
 liar's dice and 1A2B, whose games give A − B = +1, 0 (a 1A2B draw) or −1, Clopper–Pearson's
 interval of A's score rate mapped onto the difference (`difference_interval`: it never covers
 less often than it says, where a t interval over ±1 values fell to 85% in lopsided or short
-matches); for mahjong, a t interval over the rounds. The bot with the most score wins the match
-(bots tied for the most share it). When every observation gave the same difference (three liar's
-dice games all won by A) the sample shows no spread: the interval is then the exact one for a
+matches); for mahjong, a t interval over the rounds. A bot wins a match only when the match shows
+it stronger: a two-bot match when the interval of A − B excludes 0 (else no difference is shown,
+whoever has the most score), a four-bot match (mahjong's rotate layout) when the interval of the
+leader's points minus each other bot's, per hand over the rounds, excludes 0; a bot's "matches
+won" counts those matches. When every observation gave the same difference (three liar's dice
+games all won by A) the sample shows no spread: the interval is then the exact one for a
 quantity bounded as a game's difference is (`no_spread_interval`), and the line says so
 (`MatchLine.no_spread`).
 """
@@ -47,7 +50,8 @@ class Standing:
     """Mean score per game (the win rate, or points per hand) with its 95% interval."""
     matches: int
     match_points: float
-    """Matches won, a tie shared among the tied bots."""
+    """Matches won: those whose interval shows this bot stronger (`MatchLine.winners`); a match
+    that shows no difference counts for no bot."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -70,11 +74,15 @@ class MatchLine:
     difference: Interval | None
     """Two-bot matches: A's score minus B's per game, 95% interval."""
     winners: tuple[str, ...]
+    """The bot the match shows stronger (its interval excludes 0), or none: a match that shows
+    no difference has no winner, whoever has the most score (`leaders`)."""
     no_spread: bool = False
     """Two-bot matches: every observation (game, or mahjong round) gave the same A − B, so the
     interval rests on the range a game's difference can take, not on a measured spread; for
     mahjong, which has no such range, it has zero width, exact only if the bots cannot differ
     (two mirrored copies of one deterministic bot)."""
+    leaders: tuple[str, ...] = ()
+    """The bots with the most score (the point estimate's leaders), shown or not."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -83,6 +91,7 @@ class MatchLine:
             "games": self.games,
             "totals": {bot: round(score, 4) for bot, score in self.totals.items()},
             "winners": list(self.winners),
+            "leaders": list(self.leaders),
         }
         if self.difference is not None:
             data["difference_per_game_ci95"] = self.difference.to_json()
@@ -146,7 +155,11 @@ def match_lines(game: str, outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
                 diffs = [g.scores[bots[0]] - g.scores[bots[1]] for g in outcome.games]
                 difference = difference_interval(diffs, bounds=bounds)
             no_spread = spread_free(diffs)
-        winners = tuple(bot for bot in bots if totals[bot] == best)
+        leaders = tuple(bot for bot in bots if totals[bot] == best)
+        if difference is not None:
+            winners = _shown_winner(bots[0], bots[1], difference)
+        else:
+            winners = _shown_leader(outcome, leaders)
         lines.append(
             MatchLine(
                 outcome.plan.key,
@@ -156,9 +169,34 @@ def match_lines(game: str, outcomes: Sequence[MatchOutcome]) -> list[MatchLine]:
                 difference,
                 winners,
                 no_spread,
+                leaders,
             )
         )
     return lines
+
+
+def _shown_winner(a: str, b: str, difference: Interval) -> tuple[str, ...]:
+    """A when the interval of A − B lies above 0, B when below, else no one (an interval
+    that is not defined, over one mahjong round, shows nothing)."""
+    if not difference.excludes(0.0):
+        return ()
+    return (a,) if difference.low > 0 else (b,)
+
+
+def _shown_leader(outcome: MatchOutcome, leaders: tuple[str, ...]) -> tuple[str, ...]:
+    """A match of more than two bots (mahjong's rotate layout): its one leader, when the
+    interval of the leader's points minus each other bot's, per hand over the rounds, lies above
+    0; else no one."""
+    if len(leaders) != 1:
+        return ()
+    (leader,) = leaders
+    for other in outcome.plan.bots:
+        if other == leader:
+            continue
+        gaps = _unit_sums(outcome, _difference(leader, other))
+        if not per_game_interval(gaps, len(outcome.games)).low > 0:
+            return ()
+    return leaders
 
 
 def standings(game: str, outcomes: Sequence[MatchOutcome], bots: Sequence[str]) -> list[Standing]:
@@ -175,7 +213,7 @@ def standings(game: str, outcomes: Sequence[MatchOutcome], bots: Sequence[str]) 
             unit_sums[bot].extend(_unit_sums(outcome, _score_of(bot)))
             matches[bot] += 1
             if bot in line.winners:
-                match_points[bot] += 1.0 / len(line.winners)
+                match_points[bot] += 1.0
     table = []
     for bot in bots:
         if game == "mahjong":

@@ -9,9 +9,12 @@ is played, not only the N rotations of one. Game k rolls the dice of game index 
 Each bot's score is the share of its games it is among the winners: in a single-round game
 everyone but the loser of the challenge, in a dice-loss series the last seat with dice. The fair
 share — what every bot would get if all were equally strong — is the mean of (winners / N) over
-the games, the same for every bot; the exact (Clopper–Pearson) 95% interval of a bot's share
-tells whether it lies above or below that. Games are independent (fresh dice, bots
-that may learn but are not reset), so the interval is the plain binomial one.
+the games, the same for every bot; the exact (Clopper–Pearson) interval of a bot's share tells
+whether it lies above or below that. A table of N bots names N verdicts, so each bot's interval
+is at 1 − 0.05/N (Bonferroni): the N hold together 95% of the time, and a table of equally
+strong bots calls one of them above or below the fair share in at most 5% of matches (at 95%
+each, 17.0% of 5-bot 120-game tables did). Games are independent (fresh dice, bots that may
+learn but are not reset), so the interval is the plain binomial one.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from arena.matches.bot_seeds import bot_options
 from arena.matches.frame import MatchFrame
 from arena.matches.liars_dice_series import make_ld_bot, play_seats
 from arena.matches.seating import table_seating as seating
-from arena.matches.stats import Interval, exact_proportion_interval
+from arena.matches.stats import CONFIDENCE, Interval, exact_proportion_interval
 from arena.records import Recorder
 from arena.referee import TimeBank
 from arena.transports.base import Seat
@@ -64,11 +67,12 @@ class TableStanding:
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
 
-    def interval(self) -> Interval:
-        """The win rate with its exact (Clopper–Pearson) 95% interval, as a duel's
-        (`MatchReport.interval`): the verdict against the fair share is no likelier to be
-        wrong than 5%, whatever the number of games."""
-        return exact_proportion_interval(self.wins, self.games)
+    def interval(self, confidence: float = CONFIDENCE) -> Interval:
+        """The win rate with its exact (Clopper–Pearson) interval, 95% by default, as a duel's
+        (`MatchReport.interval`): a verdict read from it is no likelier to be wrong than 1 −
+        ``confidence``, whatever the number of games. A table's verdicts read it at
+        `TableReport.verdict_confidence`."""
+        return exact_proportion_interval(self.wins, self.games, confidence)
 
 
 @dataclass
@@ -89,9 +93,20 @@ class TableReport:
         """The games of one full cycle of seatings (N!)."""
         return math.factorial(len(self.bots))
 
+    @property
+    def verdict_confidence(self) -> float:
+        """The confidence of each bot's interval that the verdicts read: 1 − 0.05/N for N bots
+        (Bonferroni), so that the table's N verdicts are all right 95% of the time."""
+        return 1 - (1 - CONFIDENCE) / max(len(self.standings), 1)
+
+    def verdict_interval(self, standing: TableStanding) -> Interval:
+        """The interval `verdict` reads (at `verdict_confidence`), the one the report shows."""
+        return standing.interval(self.verdict_confidence)
+
     def verdict(self, standing: TableStanding) -> str:
-        """``above`` / ``below`` the fair share when the 95% interval excludes it, else ``even``."""
-        interval = standing.interval()
+        """``above`` / ``below`` the fair share when `verdict_interval` excludes it, else
+        ``even``."""
+        interval = self.verdict_interval(standing)
         if not interval.excludes(self.fair_share):
             return "even"
         return "above" if standing.win_rate > self.fair_share else "below"
@@ -105,6 +120,7 @@ class TableReport:
             "seatings": self.seatings,
             "every_seating_equally": self.games % self.seatings == 0,
             "fair_share": round(self.fair_share, 4),
+            "verdict_confidence": round(self.verdict_confidence, 6),
             "results": [
                 {
                     "bot": s.bot,
@@ -112,6 +128,7 @@ class TableReport:
                     "games": s.games,
                     "win_rate": round(s.win_rate, 4),
                     "win_rate_ci95": s.interval().to_json(),
+                    "verdict_interval": self.verdict_interval(s).to_json(),
                     "verdict": self.verdict(s),
                     "penalties": s.penalties,
                 }

@@ -32,7 +32,12 @@ from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
 from arena.matches.bot_seeds import bot_options
 from arena.matches.frame import MatchFrame
 from arena.matches.seating import seat_order
-from arena.matches.stats import Interval, exact_proportion_interval, proportion_interval
+from arena.matches.stats import (
+    CONFIDENCE,
+    Interval,
+    exact_proportion_interval,
+    proportion_interval,
+)
 from arena.records import Recorder
 from arena.referee import PlayedGame, TimeBank, play_game
 from arena.transports.base import Seat
@@ -169,17 +174,42 @@ class Duel:
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
 
-    def interval(self) -> Interval:
-        """The win rate with its Wilson 95% interval (Clopper–Pearson under 30 games)."""
-        return proportion_interval(self.wins, self.games)
+    def interval(
+        self,
+        confidence: float = CONFIDENCE,
+        *,
+        opener: Opener = "alternate",
+        seed_games: int | None = None,
+    ) -> Interval:
+        """The win rate with its Wilson 95% interval (Clopper–Pearson under 30 games), for the
+        duel's games played under ``opener`` (``seed_games``: a pooled duel's games per seed,
+        as `opened_games` takes them).
 
-    def to_json(self) -> dict[str, Any]:
+        Under ``alternate``, ``bot`` and ``opponent`` who opens does not depend on the games,
+        which are independent. Under ``winner`` and ``loser`` it does: the outcomes form a
+        two-state Markov chain whose lag-1 correlation ρ is `chain_correlation` (under
+        ``winner`` the bot's win rate when it opens minus that when it answers, up to +0.17
+        for random-guess against type7). The variance of its mean rate is p(1 − p)/n ·
+        (1 + ρ)/(1 − ρ), so when ρ > 0 the interval is that of n (1 − ρ)/(1 + ρ) independent
+        games (`proportion_interval`'s ``design_effect``), with ρ estimated from this duel's
+        own opening and answering win rates; as if independent, the 95% interval covered the
+        true rate in 90.1% of 2,000-game duels against type7. When ρ ≤ 0 (under ``loser``
+        for a bot that wins more when it opens) the plain interval is conservative and kept."""
+        rho = chain_correlation(self.outcomes, opener, seed_games)
+        return proportion_interval(
+            self.wins, self.games, confidence, design_effect=chain_design_effect(rho, self.games)
+        )
+
+    def to_json(
+        self, *, opener: Opener = "alternate", seed_games: int | None = None
+    ) -> dict[str, Any]:
+        interval = self.interval(opener=opener, seed_games=seed_games)
         return {
             "opponent": self.opponent,
             "wins": self.wins,
             "games": self.games,
             "win_rate": round(self.win_rate, 4),
-            "win_rate_ci95": self.interval().to_json(),
+            "win_rate_ci95": interval.to_json(),
             "decisions_per_game": round(self.decisions / self.games, 3) if self.games else 0.0,
         }
 
@@ -190,6 +220,11 @@ OPENERS: tuple[Opener, ...] = ("alternate", "bot", "opponent", "loser", "winner"
 """Who opens the games of a duel. The seed does not say who opened in its experiments; the
 issue asks for alternating openers. `bot` and `opponent` measure each side of that; `loser` and
 `winner` (the previous game's, the bot opening the first) are the usual rules at a table."""
+
+
+CHAIN_OPENERS: tuple[Opener, ...] = ("loser", "winner")
+"""The openers under which who opens a game depends on the previous game's result: a duel's
+outcomes are then a Markov chain, not independent games (`Duel.interval`)."""
 
 
 def first_player(opener: Opener, game: int, bot_won_last: bool | None = None) -> int:
@@ -204,6 +239,65 @@ def first_player(opener: Opener, game: int, bot_won_last: bool | None = None) ->
         return 0
     loser = 1 if bot_won_last else 0
     return loser if opener == "loser" else 1 - loser
+
+
+def opened_games(
+    opener: Opener, outcomes: Sequence[bool], seed_games: int | None = None
+) -> list[bool]:
+    """Game by game, whether the bot opened: `first_player`, which `play_duel` follows,
+    replayed over ``outcomes``. ``seed_games``: a pooled duel's games of each seed, which
+    follow each other (every seed starts a new duel); ``None``: one duel."""
+    per_seed = max(1, seed_games or len(outcomes))
+    opened: list[bool] = []
+    for start in range(0, len(outcomes), per_seed):
+        games = outcomes[start : start + per_seed]
+        opened += [
+            first_player(opener, k, games[k - 1] if k else None) == 0 for k in range(len(games))
+        ]
+    return opened
+
+
+def chain_correlation(
+    outcomes: Sequence[bool], opener: Opener, seed_games: int | None = None
+) -> float:
+    """The lag-1 correlation of a duel's outcomes that who opens brings about, estimated from
+    the duel: 0 unless ``opener`` is one of `CHAIN_OPENERS`. Under ``winner`` a win makes the
+    bot open the next game, so P(win | won the last) is its win rate a when opening and
+    P(win | lost the last) its rate b when answering: the two-state chain's correlation is
+    a − b. Under ``loser`` it is b − a. 0 too when either side opened no game."""
+    if opener not in CHAIN_OPENERS:
+        return 0.0
+    opened = opened_games(opener, outcomes, seed_games)
+    return chain_correlation_of(
+        sum(opened),
+        sum(won for won, bot_opens in zip(outcomes, opened, strict=True) if bot_opens),
+        len(outcomes) - sum(opened),
+        sum(won for won, bot_opens in zip(outcomes, opened, strict=True) if not bot_opens),
+        opener,
+    )
+
+
+def chain_design_effect(rho: float, games: int) -> float:
+    """The variance of the mean of ``games`` outcomes of a two-state chain of lag-1 correlation
+    ``rho``, over the binomial variance: (1 + ρ)/(1 − ρ) when ρ > 0, else 1 (a negative
+    correlation narrows the true interval; the plain one is kept, conservative). At most
+    ``games``: a chain that never left its state is as informative as one game."""
+    if rho <= 0 or games <= 1:
+        return 1.0
+    if rho >= 1:
+        return float(games)
+    return min(float(games), (1 + rho) / (1 - rho))
+
+
+def chain_correlation_of(
+    opened: int, opened_wins: int, answered: int, answered_wins: int, opener: Opener
+) -> float:
+    """`chain_correlation` from the counts: the games the bot opened and won in them, the games
+    it answered and won in them."""
+    if opener not in CHAIN_OPENERS or not opened or not answered:
+        return 0.0
+    gap = opened_wins / opened - answered_wins / answered
+    return gap if opener == "winner" else -gap
 
 
 def play_duel(

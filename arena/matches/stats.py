@@ -8,7 +8,8 @@
   independent units.
 * `proportion_interval`: Wilson score interval of a success rate (matches won, games won); it
   stays inside [0, 1] and behaves at 0 or n successes, where the normal approximation does not.
-  Under `EXACT_BELOW` trials it is the exact Clopper–Pearson interval instead.
+  Under `EXACT_BELOW` trials it is the exact Clopper–Pearson interval instead. A
+  ``design_effect`` takes trials that are not independent (a chain of games) as fewer ones.
 * `difference_interval`: the mean of a per-game difference that is a win (+1), a draw (0) or a
   loss (−1), such as A − B of a liar's dice or 1A2B game: Clopper–Pearson's interval of A's
   score rate, mapped onto the difference; it never covers less often than it says.
@@ -78,9 +79,10 @@ def mean_interval(
     ``bounds=(low, high)``: the range every value, and so the mean, lies in. The interval is
     clipped to it, and with fewer than two values it is that whole range. Why: the t interval
     is symmetric about the sample mean and its width comes from the sample spread alone, so for
-    a bounded quantity and few values it spills past a bound (four 1A2B games, mean difference
-    +0.25: ±0.94, i.e. up to +1.19, where no mean can exceed +1). Clipping only removes values
-    the mean cannot take, so it covers the true mean exactly as often as the t interval does.
+    a bounded quantity and few values it spills past a bound (four 1A2B games +1, 0, 0, 0, mean
+    difference +0.25: ±0.796, i.e. up to +1.046, where no mean can exceed +1). Clipping only
+    removes values the mean cannot take, so it covers the true mean exactly as often as the t
+    interval does.
     A value outside ``bounds`` is a ValueError (the bounds would then be wrong).
 
     With two or more values all equal (say three liar's dice games all won by A) the sample
@@ -174,6 +176,7 @@ def difference_interval(
     confidence: float = CONFIDENCE,
     *,
     bounds: tuple[float, float] = (-1.0, 1.0),
+    design_effect: float = 1.0,
 ) -> Interval:
     """Mean of per-game ``differences`` (A − B of games that score 1/0, ½/½ or 0/1: +1, 0 or
     −1) with an interval that covers the true mean at least as often as ``confidence`` says.
@@ -185,27 +188,36 @@ def difference_interval(
     dice) the score is binomial and the interval exact: it covers 2p − 1 in at least 95% of
     matches for every n and p. A Student-t interval over the ±1 values (`mean_interval`),
     which this replaces, missed it in up to 15% of lopsided or short matches (a 20-game match
-    with A winning 84.5%: 13.4%), and Wilson's in up to 10.5% (50 games). With draws, exact
+    with A winning 84.5%: 13.4%), and Wilson's interval of A's rate in up to 16.2% of 50-game
+    matches (A winning about 0.35% of games; 8.9% at worst on a 0.01 grid of rates, 6.9% for
+    rates from 5% to 95%: exact binomial sums over all 51 outcomes, tests/liars_dice/
+    test_stats_review_fixes.py). With draws, exact
     enumeration over the win/draw/loss probabilities (a 0.02 grid, draws 2% or more) for 2 to
     200 games gives at least 95.8%, more the more draws (a draw counts as half a success, as
     uncertain as a coin toss would be: conservative). When every game gave the same difference
     (n ≥ 2) the interval is `no_spread_interval`'s, exact for any bounded quantity (for n wins
     it is the same as Clopper–Pearson's; for n draws narrower). No games: NaN in the whole
-    range."""
+    range.
+
+    ``design_effect`` (at least 1), for differences that are not independent (the paired games
+    of a gauntlet under ``--opener winner`` or ``loser``, `Gain.by_opponent`): the score is
+    taken as that of n / ``design_effect`` games, as `proportion_interval` takes it."""
     low, high = _checked_bounds(differences, bounds)
     n = len(differences)
     if n == 0:
         return Interval(math.nan, low, high, 0, confidence)
+    if not design_effect >= 1.0:
+        raise ValueError(f"a design effect is at least 1, got {design_effect}")
     mean = math.fsum(differences) / n
     if spread_free(differences):
         return no_spread_interval(differences[0], n, bounds, confidence)
     width = high - low
     score = min(max(math.fsum((d - low) / width for d in differences), 0.0), float(n))
-    rate = exact_proportion_interval(score, n, confidence)
+    rate_low, rate_high = _beta_ends(score / design_effect, n / design_effect, confidence)
     return Interval(
         mean,
-        max(low, low + width * rate.low),
-        min(high, low + width * rate.high),
+        max(low, low + width * rate_low),
+        min(high, low + width * rate_high),
         n,
         confidence,
     )
@@ -254,23 +266,40 @@ Clopper–Pearson's never excludes the true rate more often than the confidence 
 above or below the fair share) uses `exact_proportion_interval` at every size."""
 
 
-def proportion_interval(successes: float, n: int, confidence: float = CONFIDENCE) -> Interval:
+def proportion_interval(
+    successes: float, n: int, confidence: float = CONFIDENCE, *, design_effect: float = 1.0
+) -> Interval:
     """Interval of the rate ``successes / n`` (half successes, i.e. ties, are allowed): Wilson's
-    score interval, or the exact Clopper–Pearson interval under `EXACT_BELOW` trials."""
+    score interval, or the exact Clopper–Pearson interval under `EXACT_BELOW` trials. At 0 of n
+    and n of n the interval reaches 0 and 1 exactly (the float formula leaves 6.9e-18 or
+    0.9999999999999999, which would exclude the rate's own estimate).
+
+    ``design_effect`` (at least 1): the variance of the rate over these n trials, as a multiple
+    of the binomial variance of n independent ones (trials that form a positively correlated
+    chain, `Duel.interval` under ``--opener winner``). The interval is then that of the same
+    rate over n / ``design_effect`` independent trials (the effective sample size; exact under
+    `EXACT_BELOW` of them, by the beta quantiles, which take a count that is not whole).
+    ``n`` of the result stays ``n``."""
     if n <= 0:
         return Interval(math.nan, 0.0, 1.0, 0, confidence)
     if not 0 <= successes <= n:
         raise ValueError(f"successes must lie in 0..{n}, got {successes}")
-    if n < EXACT_BELOW:
-        return exact_proportion_interval(successes, n, confidence)
+    if not design_effect >= 1.0:
+        raise ValueError(f"a design effect is at least 1, got {design_effect}")
+    p = successes / n
+    trials = n / design_effect
+    if trials < EXACT_BELOW:
+        low, high = _beta_ends(p * trials, trials, confidence)
+        return Interval(p, low, high, n, confidence)
     from scipy import special
 
-    p = successes / n
     z = float(special.ndtri((1 + confidence) / 2))  # scipy.stats.norm.ppf
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half), n, confidence)
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return Interval(p, low, high, n, confidence)
 
 
 def exact_proportion_interval(successes: float, n: int, confidence: float = CONFIDENCE) -> Interval:
@@ -282,6 +311,12 @@ def exact_proportion_interval(successes: float, n: int, confidence: float = CONF
         return Interval(math.nan, 0.0, 1.0, 0, confidence)
     if not 0 <= successes <= n:
         raise ValueError(f"successes must lie in 0..{n}, got {successes}")
+    low, high = _beta_ends(successes, n, confidence)
+    return Interval(successes / n, low, high, n, confidence)
+
+
+def _beta_ends(successes: float, n: float, confidence: float) -> tuple[float, float]:
+    """Clopper–Pearson's ends for ``successes`` of ``n`` (either may be a real number)."""
     from scipy import stats as scipy_stats
 
     tail = (1 - confidence) / 2
@@ -291,7 +326,7 @@ def exact_proportion_interval(successes: float, n: int, confidence: float = CONF
         if successes == n
         else float(scipy_stats.beta.ppf(1 - tail, successes + 1, n - successes))
     )
-    return Interval(successes / n, low, high, n, confidence)
+    return low, high
 
 
 def finite_json(data: Any) -> Any:

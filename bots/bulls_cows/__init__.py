@@ -16,6 +16,7 @@ from bots.bulls_cows.bot import (
     BotConfigError,
     BullsCowsBot,
     build_bot,
+    describe_options,
     make_guesser,
 )
 from bots.bulls_cows.guessers import (
@@ -43,6 +44,7 @@ __all__ = [
     "SuperComparisonGuesser",
     "TreeGuesser",
     "build_bot",
+    "describe_options",
     "load_tree",
     "make_answerer",
     "make_guesser",

@@ -23,11 +23,20 @@ from bots.bulls_cows.guessers import (
     SuperComparisonGuesser,
 )
 from bots.bulls_cows.trees import TreeGuesser
+from bots.options import SEED_TYPE, OptionInfo, did_you_mean, one_of, seed_problem
 from protocol.games.bulls_cows import BullsCowsObservation, Exchange
 from protocol.games.common import GameStart
 from protocol.messages import Event, Request
 
-CONFIG_KEYS = ("answerer", "seed")
+DEFAULT_ANSWERER = "fixed"
+
+SETTINGS: tuple[OptionInfo, ...] = (
+    OptionInfo("answerer", "text", DEFAULT_ANSWERER, one_of(ANSWERERS)),
+    OptionInfo("seed", SEED_TYPE, default_text="the bot's name"),
+)
+"""Every guesser's settings, as `build_bot` checks them (`bots list --options` shows them)."""
+
+CONFIG_KEYS = tuple(setting.name for setting in SETTINGS)
 
 
 class BotConfigError(ValueError):
@@ -113,13 +122,15 @@ def build_bot(guesser: str, name: str, config: Mapping[str, Any]) -> BullsCowsBo
     for key in config:
         if key not in CONFIG_KEYS:
             known = ", ".join(CONFIG_KEYS)
-            raise BotConfigError(f"{key}: unknown 1A2B bot setting; known: {known}")
-    answerer_name = config.get("answerer", "fixed")
+            hint = did_you_mean(key, CONFIG_KEYS)
+            raise BotConfigError(f"{key}: unknown 1A2B bot setting{hint}; known: {known}")
+    answerer_name = config.get("answerer", DEFAULT_ANSWERER)
     if answerer_name not in ANSWERERS:
-        raise BotConfigError(f"answerer: must be one of {', '.join(ANSWERERS)}")
+        raise BotConfigError(f"answerer: must be {one_of(ANSWERERS)}")
     seed_text = config.get("seed", name)
-    if not isinstance(seed_text, str | int) or isinstance(seed_text, bool):
-        raise BotConfigError(f"seed: must be text or an integer, got {seed_text!r}")
+    problem = seed_problem(seed_text)
+    if problem is not None:
+        raise BotConfigError(problem)
     seed = MatchSeed.from_text(seed_text)
     answerer = make_answerer(answerer_name, seed.stream("bots", "bulls_cows", "answerer"))
     return BullsCowsBot(name, make_guesser(guesser, seed), answerer)
@@ -135,3 +146,9 @@ def _factory(guesser: str) -> Callable[[str, Mapping[str, Any]], Bot]:
 BOTS: Mapping[str, Callable[[str, Mapping[str, Any]], Bot]] = {
     guesser: _factory(guesser) for guesser in GUESSERS
 }
+
+
+def describe_options(strategy: str) -> list[OptionInfo]:
+    """The settings ``strategy``'s factory takes (`bots.options`): the same for every guesser,
+    `SETTINGS`; a name that is no guesser has none."""
+    return list(SETTINGS) if strategy in GUESSERS else []

@@ -3,7 +3,7 @@ model (§4.3), the 32 test personalities (§5.1, ``type1``…``type32``) and a p
 baseline. Strategies are pure classes; `LiarsDiceBot` wraps one as a `Bot`."""
 
 from bots.liars_dice.bayes import Bayes
-from bots.liars_dice.bot import BOTS, ConfigError, LiarsDiceBot
+from bots.liars_dice.bot import BOTS, ConfigError, LiarsDiceBot, describe_options
 from bots.liars_dice.opponent_model import ModelError, OpponentModel, load_model
 from bots.liars_dice.personality import (
     GROUPS,
@@ -32,6 +32,7 @@ __all__ = [
     "Strategy",
     "TableView",
     "Traits",
+    "describe_options",
     "group_members",
     "load_model",
 ]

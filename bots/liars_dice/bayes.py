@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 import structlog
 from pydantic import BaseModel
@@ -70,6 +70,7 @@ from protocol.games.liars_dice import Rerolled, Reveal
 log = structlog.get_logger(__name__)
 
 Belief = Literal["sample", "threshold"]
+BELIEFS: tuple[Belief, ...] = get_args(Belief)
 NETWORKS = ("opening", "response", "our_opening")
 """The three networks a player may use (all, as in the seed): its openings (圖 4.10a), its
 answers to our bids (圖 4.9) and our openings (圖 4.10b). Every network is trained either way."""

@@ -10,6 +10,7 @@ default ``"0"``), so a (config seed, match, game) triple replays the bot's play 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -17,12 +18,21 @@ from pydantic import BaseModel
 
 from arena.dealing import MatchSeed
 from bots.base import Bot
-from bots.liars_dice.bayes import NETWORKS, Bayes, check_networks
+from bots.liars_dice.bayes import BELIEFS, NETWORKS, Bayes, check_networks
 from bots.liars_dice.opponent_model import ModelError
 from bots.liars_dice.personality import PERSONALITIES, Personality, Probability
-from bots.liars_dice.random_guess import RandomGuess, check_guess_options
+from bots.liars_dice.random_guess import (
+    DEFAULT_ODDS_FOR,
+    DEFAULT_PSYCHOLOGY,
+    GUESSES,
+    ODDS_FOR,
+    PSYCHOLOGY_RANGE,
+    RandomGuess,
+    check_guess_options,
+)
 from bots.liars_dice.strategy import Strategy
 from bots.liars_dice.view import TableView
+from bots.options import SEED_TYPE, OptionInfo, did_you_mean, one_of, seed_problem, type_name
 from protocol.games.common import GameStart, MatchStart
 from protocol.games.liars_dice import LiarsDiceObservation
 from protocol.messages import Event, Request
@@ -91,6 +101,11 @@ class LiarsDiceBot(Bot):
         return self.choose(request.match, request.game, request.observation)
 
 
+DEFAULT_SEED = "0"
+"""The ``seed`` of a bot built without one (a match or league, and ``bots run``, always give it
+one derived from their own secret seed)."""
+
+
 def _options(strategy: str, config: Mapping[str, Any]) -> dict[str, Any]:
     """``config`` checked against ``strategy``'s options (`OPTIONS`)."""
     known = {"seed": str, **OPTIONS[strategy]}
@@ -99,7 +114,9 @@ def _options(strategy: str, config: Mapping[str, Any]) -> dict[str, Any]:
         if key not in known:
             raise ConfigError(_unknown_option(strategy, key, sorted(known)))
         wanted = known[key]
-        if key == "seed" and isinstance(value, int) and not isinstance(value, bool):
+        if key == "seed":
+            if seed_problem(value) is not None:
+                raise ConfigError(f"bot option 'seed' must be text or an integer, got {value!r}")
             value = str(value)
         if wanted is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
@@ -115,7 +132,9 @@ def _unknown_option(strategy: str, key: str, known: list[str]) -> str:
     owners = [name for name, options in OPTIONS.items() if key in options]
     named = " and ".join(filter(None, (", ".join(owners[:-1]), *owners[-1:])))
     where = f": it is an option of {named}, not of {strategy}" if owners else ""
-    return f"unknown liar's dice bot option {key!r}{where}; {strategy} knows: {known}"
+    # A misspelt option gets the one it most resembles, as a league file's keys do.
+    hint = "" if owners else did_you_mean(key, known)
+    return f"unknown liar's dice bot option {key!r}{hint}{where}; {strategy} knows: {known}"
 
 
 _GUESS_OPTIONS: dict[str, type] = {
@@ -149,18 +168,19 @@ def _check_guess(options: Mapping[str, Any]) -> None:
 
 def _random_guess(name: str, config: Mapping[str, Any]) -> Bot:
     options = _options("random-guess", config)
-    seed = options.pop("seed", "0")
+    seed = options.pop("seed", DEFAULT_SEED)
     _check_guess(options)
     return LiarsDiceBot(name, RandomGuess(**options), seed)
 
 
 def _bayes(name: str, config: Mapping[str, Any]) -> Bot:
     options = _options("bayes", config)
-    seed = options.pop("seed", "0")
+    seed = options.pop("seed", DEFAULT_SEED)
     _check_guess(options)
     belief = options.get("belief", "threshold")
-    if belief not in ("sample", "threshold"):
-        raise ConfigError(f"bot option 'belief' must be 'sample' or 'threshold', got {belief!r}")
+    if belief not in BELIEFS:
+        shown = " or ".join(repr(known) for known in BELIEFS)
+        raise ConfigError(f"bot option 'belief' must be {shown}, got {belief!r}")
     try:
         check_networks(options.get("networks", NETWORKS))
     except ValueError as error:
@@ -174,15 +194,15 @@ def _bayes(name: str, config: Mapping[str, Any]) -> Bot:
 
 def _probability(name: str, config: Mapping[str, Any]) -> Bot:
     options = _options("probability", config)
-    strategy = Probability(reroll=options.get("reroll", True))
-    return LiarsDiceBot(name, strategy, options.get("seed", "0"))
+    seed = options.pop("seed", DEFAULT_SEED)
+    return LiarsDiceBot(name, Probability(**options), seed)
 
 
 def _personality(type_name: str) -> Callable[[str, Mapping[str, Any]], Bot]:
     def factory(name: str, config: Mapping[str, Any]) -> Bot:
         options = _options(type_name, config)
         strategy = Personality(type_name, PERSONALITIES[type_name])
-        return LiarsDiceBot(name, strategy, options.get("seed", "0"))
+        return LiarsDiceBot(name, strategy, options.get("seed", DEFAULT_SEED))
 
     factory.__doc__ = f"{type_name}: {PERSONALITIES[type_name].describe()} (seed 002 §5.1)"
     return factory
@@ -194,3 +214,62 @@ BOTS: dict[str, Callable[[str, Mapping[str, Any]], Bot]] = {
     "probability": _probability,
     **{type_name: _personality(type_name) for type_name in PERSONALITIES},
 }
+
+
+_STRATEGY_CLASSES: dict[str, type[Strategy]] = {
+    "random-guess": RandomGuess,
+    "bayes": Bayes,
+    "probability": Probability,
+}
+"""The class each configurable strategy's factory builds with its options: their defaults are
+the class's own (`describe_options` reads them from its signature)."""
+
+_LOW, _HIGH = PSYCHOLOGY_RANGE
+_ALLOWED: dict[str, str] = {
+    "guess": one_of(GUESSES),
+    "psychology": f"{_LOW:g} to {_HIGH:g}; only with guess = odds",
+    "odds_for": f"{one_of(ODDS_FOR)}; only with guess = odds",
+    "real_guess": "not with guess = odds",
+    "belief": one_of(BELIEFS),
+    "networks": f"any of {', '.join(NETWORKS)}",
+}
+"""What narrows an option's values: the constants `check_guess_options`, `_bayes` and
+`check_networks` check against."""
+
+_UNSET: dict[str, str] = {
+    "psychology": f"unset: {DEFAULT_PSYCHOLOGY:g} with guess = odds",
+    "odds_for": f'unset: "{DEFAULT_ODDS_FOR}" with guess = odds',
+    "tables_dir": "unset: nothing kept between runs",
+}
+"""What an option whose default is ``None`` means (`check_guess_options`, `Bayes`)."""
+
+
+def describe_options(strategy: str) -> list[OptionInfo]:
+    """The settings ``strategy``'s factory takes (`bots.options`): ``seed`` and its `OPTIONS`,
+    with the types `_options` checks, the defaults of the strategy class it builds and the
+    values its checks allow. A strategy it does not know has none."""
+    if strategy not in OPTIONS:
+        return []
+    found = [OptionInfo("seed", SEED_TYPE, DEFAULT_SEED)]
+    cls = _STRATEGY_CLASSES.get(strategy)
+    defaults = (
+        {
+            name: parameter.default
+            for name, parameter in inspect.signature(cls.__init__).parameters.items()
+            if parameter.default is not inspect.Parameter.empty
+        }
+        if cls is not None
+        else {}
+    )
+    for key, wanted in OPTIONS[strategy].items():
+        default = defaults.get(key)
+        found.append(
+            OptionInfo(
+                key,
+                type_name(wanted) if wanted is not list else "list of text",
+                default,
+                _ALLOWED.get(key),
+                _UNSET.get(key) if default is None else None,
+            )
+        )
+    return found

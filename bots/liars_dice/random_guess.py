@@ -59,6 +59,10 @@ ODDS_FOR: tuple[OddsFor, ...] = get_args(OddsFor)
 DEFAULT_PSYCHOLOGY = 0.5
 """The uniform share of the guesses under ``guess="odds"`` when none is given: the seed asks for
 both the psychology's randomness and the dice's odds and weighs neither, so half each."""
+PSYCHOLOGY_RANGE = (0.0, 1.0)
+"""The values ``psychology`` (a share) may take."""
+DEFAULT_ODDS_FOR: OddsFor = "both"
+"""Which guessed counts follow the odds under ``guess="odds"`` when ``odds_for`` is not given."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,9 +92,12 @@ def check_guess_options(
     if real_guess:
         raise ValueError("bot option 'guess' = 'odds' cannot be combined with real_guess = true")
     share = DEFAULT_PSYCHOLOGY if psychology is None else psychology
-    if not 0.0 <= share <= 1.0:
-        raise ValueError(f"bot option 'psychology' must be between 0 and 1, got {share!r}")
-    scope = "both" if odds_for is None else odds_for
+    low, high = PSYCHOLOGY_RANGE
+    if not low <= share <= high:
+        raise ValueError(
+            f"bot option 'psychology' must be between {low:g} and {high:g}, got {share!r}"
+        )
+    scope = DEFAULT_ODDS_FOR if odds_for is None else odds_for
     if scope not in ODDS_FOR:
         raise ValueError(f"bot option 'odds_for' must be one of {list(ODDS_FOR)}, got {scope!r}")
     return OddsGuess(share, scope != "estimate", scope != "challenge")

@@ -7,10 +7,19 @@ from typing import Any
 from bots.base import Bot
 from bots.mahjong.greedy import GreedyBot, choose
 from bots.mahjong.random_bot import RandomBot
+from bots.options import OptionInfo
 
 BOTS: Mapping[str, Callable[[str, Mapping[str, Any]], Bot]] = {
     "greedy": GreedyBot,
     "random": RandomBot,
 }
 
-__all__ = ["BOTS", "GreedyBot", "RandomBot", "choose"]
+
+def describe_options(strategy: str) -> list[OptionInfo]:
+    """The settings ``strategy``'s bot takes (`bots.options`): its class's ``OPTIONS``, what its
+    constructor checks."""
+    found = {"greedy": GreedyBot.OPTIONS, "random": RandomBot.OPTIONS}.get(strategy, ())
+    return list(found)
+
+
+__all__ = ["BOTS", "GreedyBot", "RandomBot", "choose", "describe_options"]

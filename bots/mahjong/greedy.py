@@ -19,7 +19,6 @@ result.
 
 from __future__ import annotations
 
-import difflib
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
@@ -27,6 +26,7 @@ from typing import Any, Final
 from arena.games.mahjong.deficiency import deficiency, useful_tiles
 from bots.base import Bot
 from bots.mahjong.view import TILE_INDEX, TableView, read
+from bots.options import OptionInfo, did_you_mean
 from protocol.games.mahjong import MahjongObservation
 from protocol.messages import Request
 
@@ -136,21 +136,23 @@ _TILE_TEXT = {index: text for text, index in TILE_INDEX.items()}
 MAX_THINK_MS: Final = 60_000
 """The most ``think_ms`` may ask. The thinking is a busy loop that holds the event loop, so an
 in-process referee's deadline cannot interrupt it: an unbounded value would hang the match."""
+DEFAULT_THINK_MS: Final = 0
 
 
 class GreedyBot(Bot):
     """`choose` as a bot."""
 
     games = ("mahjong",)
+    OPTIONS: Final = (OptionInfo("think_ms", "number", DEFAULT_THINK_MS, f"0 to {MAX_THINK_MS}"),)
+    """Its one setting, as `__init__` checks it (`bots list --options` shows it)."""
 
     def __init__(self, name: str, config: Mapping[str, Any] | None = None) -> None:
         super().__init__(name)
         options = dict(config or {})
-        think_ms = options.pop("think_ms", 0)
+        think_ms = options.pop("think_ms", DEFAULT_THINK_MS)
         if options:
             unknown = sorted(options)
-            close = difflib.get_close_matches(unknown[0], ["think_ms"], n=1)
-            hint = " (did you mean 'think_ms'?)" if close else ""
+            hint = did_you_mean(unknown[0], [option.name for option in self.OPTIONS])
             raise ValueError(
                 f"the greedy mahjong bot takes one setting, think_ms (beside a config file's "
                 f"strategy key), got {unknown}{hint}"

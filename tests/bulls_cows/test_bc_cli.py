@@ -57,8 +57,8 @@ def test_match_json_and_configs(tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     assert data["bots"] == ["sly", "frequency"]
     assert sum(data["wins"].values()) + data["draws"] == 4
-    low, high = data["score_diff_ci95"]
-    assert low <= data["score_diff_mean"] <= high
+    ci = data["score_diff_ci95"]
+    assert ci["low"] <= data["score_diff_mean"] == ci["estimate"] <= ci["high"]
 
 
 @pytest.mark.parametrize("config", SHIPPED_CONFIGS, ids=lambda path: path.name)

@@ -53,7 +53,7 @@ def test_every_shipped_league_config_loads(path: Path, monkeypatch: pytest.Monke
     [
         ("colour = 1\n" + TWO_DICE_BOTS, "unknown key 'colour' (known keys: name, game, bots"),
         (TWO_DICE_BOTS + '[[bots]]\nname = "probability"\n', "repeated: probability"),
-        (TWO_DICE_BOTS + '[[bots]]\nname = "nobody"\n', "bot 'nobody': no liars_dice bot"),
+        (TWO_DICE_BOTS + '[[bots]]\nname = "nobody"\n', "bot 3 ('nobody'): no liars_dice bot"),
         ("games = 0\n" + TWO_DICE_BOTS, "games: Input should be greater than or equal to 1"),
         ('layout = "ab"\n' + TWO_DICE_BOTS, "'layout' is for mahjong"),
         ("rules = { digits = 4 }\n" + TWO_DICE_BOTS, "'rules' is for bulls-cows"),
@@ -68,7 +68,7 @@ def test_every_shipped_league_config_loads(path: Path, monkeypatch: pytest.Monke
         ('ruleset = "no/such.toml"\n' + TWO_DICE_BOTS, "no/such.toml"),
         (
             TWO_DICE_BOTS.replace('name = "probability"', 'name = "p"\noptions = { nosuch = 1 }'),
-            "bot 'p'",
+            "bot 2 ('p')",
         ),
         (
             'name = "m"\ngame = "mahjong"\nlayout = "rotate"\n'
@@ -104,10 +104,10 @@ def test_a_bad_key_in_a_bot_config_file_names_that_file(tmp_path: Path) -> None:
     bayes = TWO_DICE_BOTS + f'[[bots]]\nname = "b1"\nbot = "bayes"\nconfig = "{bot_file}"\n'
     message = refused(tmp_path, bayes)
     assert message.startswith(f"{bot_file}: unknown liar's dice bot option 'bogus'")
-    assert f"bot 'b1' in {tmp_path / 'league.toml'}" in message
+    assert f"bot 3 ('b1') in {tmp_path / 'league.toml'}" in message
     # An inline option overrides the file's key: the file is then fine as the league uses it.
     fixed = bayes.replace("config =", "options = { bogus = 2 }\nconfig =")
-    assert refused(tmp_path, fixed).startswith(f"{tmp_path / 'league.toml'}: bot 'b1': unknown")
+    assert refused(tmp_path, fixed).startswith(f"{tmp_path / 'league.toml'}: bot 3 ('b1'): unknown")
     bot_file.write_text("psychology = 0.3\nguess = 'odds'\n", encoding="utf-8")
     assert load_league(write(tmp_path, bayes)).bot("b1").config == bot_file
 
@@ -258,5 +258,5 @@ def test_a_bot_that_keeps_learnt_tables_between_runs_is_refused(tmp_path: Path) 
         TWO_DICE_BOTS
         + f'[[bots]]\nname = "learner"\nbot = "bayes"\noptions = {{ tables_dir = "{tables}" }}\n',
     )
-    assert "bot 'learner' keeps state between runs: tables_dir" in message
+    assert "bot 3 ('learner') keeps state between runs: tables_dir" in message
     assert "without that option" in message

@@ -209,7 +209,7 @@ def test_a_dice_config_without_bot_says_the_entry_needs_one(tmp_path: Path) -> N
     bot_config = REPO / "configs" / "bots" / "liars_dice" / "bayes-odds.toml"
     text = DICE + f'[[bots]]\nname = "mine"\nconfig = "{bot_config}"\n'
     message = refused(tmp_path, text)
-    assert f"bot 'mine': its config {bot_config} does not name its strategy" in message
+    assert f"bot 3 ('mine'): its config {bot_config} does not name its strategy" in message
     assert 'the entry needs bot = "…"' in message
 
 

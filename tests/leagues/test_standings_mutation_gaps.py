@@ -14,17 +14,18 @@ def _duel(index: int, a: str, b: str, a_scores: list[float]) -> MatchOutcome:
     return MatchOutcome(MatchPlan(index, (a, b), f"s{index}"), games, {}, 0.0)
 
 
-def test_a_tied_match_shares_its_point_among_the_tied_bots() -> None:
-    # standings.py: "matches won, a tie shared among the tied bots".
+def test_a_tied_match_counts_for_no_bot() -> None:
+    # standings.py: a match counts as won only when its interval shows the winner; a tie shows
+    # no difference (it was once shared among the tied bots).
     tied = _duel(0, "x", "y", [1.0, 0.0, 1.0, 0.0])
-    won_by_x = _duel(1, "x", "z", [1.0, 1.0, 0.0])
+    won_by_x = _duel(1, "x", "z", [1.0] * 12)
     table = {s.bot: s for s in standings("liars-dice", [tied, won_by_x], ["x", "y", "z"])}
     assert (table["x"].match_points, table["y"].match_points, table["z"].match_points) == (
-        1.5,
-        0.5,
+        1.0,
+        0.0,
         0.0,
     )
-    assert sum(s.match_points for s in table.values()) == 2
+    assert sum(s.match_points for s in table.values()) == 1
 
 
 def test_an_interval_holds_its_end_points() -> None:

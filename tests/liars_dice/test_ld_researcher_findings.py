@@ -246,8 +246,9 @@ def test_model_says_a_foreign_file_is_not_a_tables_file(
 def test_the_network_claim_counts_add_up_to_the_types() -> None:
     measured = measure_targets("alternate", 2, ["1"]).network_claim().measured
     counts = re.match(
-        r"of (\d+) types, (\d+) gain 5 points or more \(interval above 0\), (\d+) wholly under "
-        r"5, (\d+) in between; of the (\d+) that do not gain 5, (\d+) with no clear gain",
+        r"of (\d+) types, (\d+) gain 5 points or more \(the whole interval at or above 5\), "
+        r"(\d+) wholly under 5, (\d+) in between; of the (\d+) that do not gain 5, (\d+) with "
+        r"no clear gain",
         measured,
     )
     assert counts is not None, measured

@@ -101,9 +101,11 @@ def _claims(run: TargetRun) -> dict[str, str]:
 
 
 def test_the_seeds_words_the_games_show_are_met() -> None:
-    # Every type at 65% over the 800 games (61.6–68.2%), none lost; bayes 7 points up against
-    # both types.
-    run = _run([[0.64, 0.66], [0.66, 0.64]], bayes=[0.72, 0.72], probability=[0.5, 0.5])
+    # Every type at 65% over the 800 games (61.6–68.2%), none lost; bayes 15 points up against
+    # both types, each whole interval at or above 5 points (7 points up would not show it: the
+    # interval of 56 pairs gained of 800 reaches under 5).
+    run = _run([[0.64, 0.66], [0.66, 0.64]], bayes=[0.80, 0.80], probability=[0.5, 0.5])
+    assert all(gain.low >= 0.05 for _, gain in run.type_gains(BAYES, RANDOM_GUESS))
     assert _claims(run) == {
         "seed_band": "met",
         "seed_loses_to_none": "met",
@@ -114,8 +116,11 @@ def test_the_seeds_words_the_games_show_are_met() -> None:
 
 def test_the_seeds_words_the_games_refute_are_missed() -> None:
     # type1 lost (40%, its 800 games wholly under 50%), type2 won 85%: both outside 60–70%.
-    # bayes gains 1 point against each type: every interval lies under 5 points.
-    run = _run([[0.40, 0.85], [0.40, 0.85]], bayes=[0.41, 0.86], probability=[0.5, 0.5])
+    # bayes loses 5 points against each type: every interval lies under 5 points (a gain of 1
+    # point would not show it: the exact interval of a gain over 800 paired games reaches
+    # about 7 points either side).
+    run = _run([[0.40, 0.85], [0.40, 0.85]], bayes=[0.35, 0.80], probability=[0.5, 0.5])
+    assert all(gain.high < 0.05 for _, gain in run.type_gains(BAYES, RANDOM_GUESS))
     assert _claims(run) == {
         "seed_band": "missed",
         "seed_loses_to_none": "missed",
@@ -131,15 +136,16 @@ def test_the_seeds_words_the_games_refute_are_missed() -> None:
 def test_the_seeds_words_the_games_leave_open_are_not_shown() -> None:
     # type1 at 48% on one seed and 52% on the other: under 50% once, but 800 games prove no
     # loss and no win (and its whole interval is under 60%: the band is missed).
-    # bayes: +4 points against type1 (above 0 and reaching 5, but under 5 points: open),
-    # nothing against type2 (wholly under 5), and against type3 +5 points on games that differ
-    # both ways, so its interval holds 0 and 5 alike: one type falls short, two are open.
+    # bayes: +8 points against type1 (its interval above 0 and reaching under 5 points: open,
+    # though its estimate is over 5), −5 against type2 (wholly under 5), and against type3 +5
+    # points on games that differ both ways, so its interval holds 0 and 5 alike: one type
+    # falls short, two are open.
     rg_type3 = [n < 200 for n in range(GAMES)]
     bayes_type3 = [n >= 180 for n in range(GAMES)]
     rg_rates = {"1": [0.48, 0.65], "2": [0.52, 0.65]}
     runs = {
         RANDOM_GUESS: [played(RANDOM_GUESS, s, [*map(won, rg_rates[s]), rg_type3]) for s in SEEDS],
-        BAYES: [played(BAYES, s, [won(0.54), won(0.65), bayes_type3]) for s in SEEDS],
+        BAYES: [played(BAYES, s, [won(0.58), won(0.60), bayes_type3]) for s in SEEDS],
         PROBABILITY: [_gauntlet(PROBABILITY, s, [0.5, 0.5, 0.5]) for s in SEEDS],
     }
     run = TargetRun("alternate", GAMES, SEEDS, runs)
@@ -148,7 +154,7 @@ def test_the_seeds_words_the_games_leave_open_are_not_shown() -> None:
     assert verdicts["seed_loses_to_none"] == "not shown"
     assert verdicts["seed_band"] == "missed"
     gains = dict(run.type_gains(BAYES, RANDOM_GUESS))
-    assert gains["type1"].low > 0 and gains["type1"].high >= 0.05
+    assert gains["type1"].estimate >= 0.05 and 0 < gains["type1"].low < 0.05
     assert gains["type2"].high < 0.05
     assert gains["type3"].estimate == pytest.approx(0.05)
     assert gains["type3"].low < 0 < 0.05 < gains["type3"].high

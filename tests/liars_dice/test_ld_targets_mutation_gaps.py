@@ -27,10 +27,11 @@ from arena.bench.liars_dice_targets import (
     TargetRun,
     count_spread,
     measure_targets,
+    points,
     spread,
 )
 from arena.cli.main import app
-from arena.matches.liars_dice_series import OPENERS, Opener
+from arena.matches.liars_dice_series import CHAIN_OPENERS, OPENERS, Opener
 
 runner = CliRunner()
 SEEDS = ["1", "2"]
@@ -240,12 +241,12 @@ def test_losing_to_none_reports_the_lowest_type() -> None:
 
 
 def _network_run(third_rg: list[bool], third_bayes: list[bool]) -> TargetRun:
-    """bayes +7 points against type1 and type2 (nested games), nothing against type4; type3 as
-    given."""
+    """bayes +15 points against type1 and type2 (nested games: each whole interval above 5
+    points), nothing against type4; type3 as given."""
     runs: dict[str, list[Gauntlet]] = {RANDOM_GUESS: [], BAYES: []}
     for seed in SEEDS:
         shared = [won(0.60, f"{seed}/{k}") for k in range(2)]
-        better = [won(0.67, f"{seed}/{k}") for k in range(2)]
+        better = [won(0.75, f"{seed}/{k}") for k in range(2)]
         level = won(0.60, f"{seed}/3")
         runs[RANDOM_GUESS].append(played(RANDOM_GUESS, seed, [*shared, third_rg, level]))
         runs[BAYES].append(played(BAYES, seed, [*better, third_bayes, level]))
@@ -255,18 +256,20 @@ def _network_run(third_rg: list[bool], third_bayes: list[bool]) -> TargetRun:
 
 def test_a_gain_of_five_points_whose_interval_holds_zero_does_not_count() -> None:
     # type3: +5 points on games that differ both ways (random-guess wins the first 200,
-    # bayes from game 180 on), so its interval holds 0: two types of four show the gain, not
-    # more than half, and one falls short, not half: the claim is open.
+    # bayes from game 180 on), so its interval holds 0: two types of four show the gain (their
+    # whole intervals above 5 points), not more than half, and one falls short, not half: the
+    # claim is open.
     run = _network_run([n < 200 for n in range(GAMES)], [n >= 180 for n in range(GAMES)])
     gains = dict(run.type_gains(BAYES, RANDOM_GUESS))
     assert gains["type3"].estimate == pytest.approx(0.05) and gains["type3"].low < 0
     check = run.network_claim()
     assert check.verdict == "not shown"
-    # type3 and type4 (exactly no gain) have no clear gain; the median of +7, +7, +5 and 0 is 6.
+    # type3 and type4 (exactly no gain) have no clear gain; the median of +15, +15, +5 and 0
+    # is 10.
     assert check.measured == (
-        "of 4 types, 2 gain 5 points or more (interval above 0), 1 wholly under 5, "
-        "1 in between; of the 2 that do not gain 5, 2 with no clear gain (interval reaching 0); "
-        "gains from +0.0 to +7.0 points, median +6.0"
+        "of 4 types, 2 gain 5 points or more (the whole interval at or above 5), 1 wholly "
+        "under 5, 1 in between; of the 2 that do not gain 5, 2 with no clear gain (interval "
+        "reaching 0); gains from +0.0 to +15.0 points, median +10.0"
     )
 
 
@@ -357,7 +360,12 @@ def test_the_command_runs_every_opener_and_sums_them_up(monkeypatch: pytest.Monk
         # targets: three of four met (the gain is not shown); seed's words: two of three.
         cells = [cell.strip() for cell in row.strip("│").split("│")]
         assert cells[-2:] == ["3/4", "2/3"]
-        assert cells[4] == "+3.50 [+2.85, +4.15]"
+        # The same games under every opener: the interval is clustered by game index, or
+        # under winner and loser (whose games are a chain) by blocks of games.
+        run = _fake_measure([])(cells[0], GAMES, SEEDS, floor=FLOOR)
+        assert cells[4] == points(run.gain(BAYES, RANDOM_GUESS))
+        if cells[0] not in CHAIN_OPENERS:
+            assert cells[4] == "+3.50 [+2.85, +4.15]"
 
 
 def test_one_opener_gets_its_tables_and_no_summary(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -167,7 +167,7 @@ def test_a_series_reports_matches_won() -> None:
     data = SeriesResult("s", results).to_json()
     a, b = data["players"]
     assert a["matches_won"] + b["matches_won"] == 3
-    assert 0 <= a["match_win_rate_ci95"]["low"] <= a["match_win_rate_ci95"]["high"] <= 1
+    assert 0 <= a["match_score_rate_ci95"]["low"] <= a["match_score_rate_ci95"]["high"] <= 1
     assert data["points_difference_per_match_ci95"]["n"] == 3
 
 

@@ -154,12 +154,13 @@ def test_a_zero_width_difference_says_no_spread_was_measured() -> None:
     assert (ci["low"], ci["high"], ci["n"]) == (22000.0, 22000.0, 2)  # the audit's repro
     assert data["points_difference_no_spread"] is True
     shown = _flat(_match(*args).stdout)
+    # No zero-width interval in the text: it would read as a difference known exactly.
     assert (
-        "points difference A−B: +22,000, 95% CI [+22,000, +22,000] over 2 rounds (every round "
-        "the same: no spread to measure; the zero width is exact only if the bots cannot play "
-        "differently)"
+        "points difference A−B: +22,000 over 2 rounds, no spread: every round gave +11,000 (no "
+        "interval to measure)"
     ) in shown
-    assert "greedy: points 95% CI [+11,000, +11,000] over 2 rounds (every round the same" in shown
+    assert "greedy: points +11,000 over 2 rounds, no spread: every round gave +5,500" in shown
+    assert "[+22,000, +22,000]" not in shown
     spread = ["--bots", "greedy,random", "--layout", "ab", "--games", "16", "--seed", "1"]
     data = standard_json(_match(*spread, "--json").stdout)
     assert data["points_difference_ci95"]["low"] < data["points_difference_ci95"]["high"]
@@ -178,9 +179,10 @@ def test_a_series_of_tied_matches_says_no_spread_was_measured() -> None:
     assert all(match["points_difference_no_spread"] for match in data["per_match"])
     shown = _flat(_match(*args, "--seed", "tie").stdout)
     assert (
-        "points difference per match A−B: +0, 95% CI [+0, +0] (every match the same: no spread "
-        "to measure; the zero width is exact only if the bots cannot play differently)"
+        "points difference per match A−B: +0 over 2 matches, no spread: the games cannot tell "
+        "them apart (every match gave A − B = 0; no interval to measure)"
     ) in shown
+    assert "[+0, +0]" not in shown
     spread = ["--bots", "greedy,random", "--layout", "ab", "--games", "8", "--matches", "2"]
     data = standard_json(_match(*spread, "--seed", "1", "--json").stdout)
     assert data["points_difference_per_match_no_spread"] is False

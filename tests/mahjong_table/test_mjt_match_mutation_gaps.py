@@ -225,7 +225,9 @@ def test_a_series_adds_every_matchs_figures_and_splits_a_tied_match() -> None:
     assert tied.to_json()["winners"] == ["greedy", "random"]
     data = SeriesResult("made up", [won, tied]).to_json()
     a, b = data["players"]
-    assert (a["matches_won"], b["matches_won"]) == (1.5, 0.5)
+    # A tie is reported apart, and shared in the match score (what the interval is of).
+    assert (a["matches_won"], a["matches_tied"], a["match_score"]) == (1, 1, 1.5)
+    assert (b["matches_won"], b["matches_tied"], b["match_score"]) == (0, 1, 0.5)
     assert (a["discard_wins"], a["self_draws"], a["deal_ins"]) == (5, 1, 3)
     assert (b["discard_wins"], b["self_draws"], b["deal_ins"]) == (3, 1, 5)
     # Both copies' wins over one copy's hands: 6 wins in 8 hands of the series.

@@ -222,9 +222,11 @@ async def test_a_table_that_stops_short_of_its_hands_is_not_finished(
 # -- each run's figures -------------------------------------------------------------------------
 
 
-def test_the_percentiles_are_the_samples_at_each_rank() -> None:
+def test_the_percentiles_are_numpys() -> None:
     samples = [float(k) for k in range(100, 0, -1)]  # 100 … 1, unsorted
-    assert percentiles(samples) == {"n": 100, "p50": 51.0, "p90": 91.0, "p99": 100.0, "max": 100.0}
+    # numpy.percentile's default: linear between the order statistics (the median of 1 … 100
+    # is 50.5, where the sample at rank ⌊q·n⌋ gave 51).
+    assert percentiles(samples) == {"n": 100, "p50": 50.5, "p90": 90.1, "p99": 99.01, "max": 100.0}
     assert percentiles([]) == {}
 
 
