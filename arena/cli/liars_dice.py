@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import time
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
@@ -43,14 +42,13 @@ from arena.games.liars_dice import LiarsDiceRules, load_ruleset
 from arena.matches.liars_dice import (
     MAX_SEATS,
     TableReport,
-    TableStanding,
     in_process_seats,
     run_table,
     table_names,
 )
 from arena.matches.liars_dice_series import MatchReport, run_match
 from arena.matches.stats import Interval
-from arena.records import JsonlRecorder, Recorder
+from arena.records import JsonlRecorder
 from arena.referee import TimeControl
 from arena.transports.inprocess import InProcessSeat
 from bots.liars_dice import ConfigError, ModelError, load_model
@@ -125,99 +123,6 @@ def span(interval: Interval) -> str:
 def seed_label(seed: str) -> str:
     """A seed as shown in a sentence: the empty text seed as ``''``, so that it is seen."""
     return seed if seed else "''"
-
-
-class GamesPlayed(Recorder):
-    """A match's recorder that passes every line on to its record (if any) and keeps what the
-    figures of a match stopped early need: each finished game's players by seat and winners
-    (by seat), and each player's penalties and the decisions, added up. `run_match` and
-    `run_table` (not of this module) give no figures until their last game, so a stopped
-    match's are rebuilt from its lines, the lines `arena verify` checks the record by
-    (`duel_so_far`, `table_so_far`; a test holds them equal to the formats' own figures)."""
-
-    def __init__(self, record: JsonlRecorder | None) -> None:
-        self.record = record
-        self.players: list[str] = []
-        """The match's players, in the order its ``match`` line names them (A, B in a duel)."""
-        self.outcomes: list[tuple[tuple[str, ...], tuple[int, ...]]] = []
-        """Per finished game: its players by seat and its winners' seats. Each distinct pair is
-        kept once (a match has few), so a million games cost a list of a million references."""
-        self.penalties: dict[str, int] = {}
-        self.decisions = 0
-        self.started = time.perf_counter()
-        self._seats: tuple[str, ...] = ()
-        self._decisions = 0
-        self._kept: dict[
-            tuple[tuple[str, ...], tuple[int, ...]], tuple[tuple[str, ...], tuple[int, ...]]
-        ] = {}
-
-    def write(self, line: dict[str, Any]) -> None:
-        if self.record is not None:
-            self.record.write(line)
-        kind = line.get("type")
-        if kind == "match":
-            self.players = list(line["players"])
-            self.penalties = dict.fromkeys(self.players, 0)
-            self.started = time.perf_counter()
-        elif kind == "header":
-            self._seats = tuple(line["players"])
-            self._decisions = 0
-        elif kind == "decision":
-            self._decisions += 1
-        elif kind == "result":
-            outcome = (self._seats, tuple(int(seat) for seat in line["winners"]))
-            self.outcomes.append(self._kept.setdefault(outcome, outcome))
-            for name, given in zip(self._seats, line["penalties"], strict=True):
-                self.penalties[name] = self.penalties.get(name, 0) + int(given)
-            self.decisions += self._decisions
-
-    @property
-    def played(self) -> int:
-        return len(self.outcomes)
-
-    @property
-    def seconds(self) -> float:
-        return time.perf_counter() - self.started
-
-
-def duel_so_far(games: GamesPlayed, a: str, b: str) -> MatchReport:
-    """The figures of a duel's games so far (`run_match`'s, of the games ``games`` saw)."""
-    name_a, name_b = games.players
-    a_won = [seats.index(name_a) in winners for seats, winners in games.outcomes]
-    penalties = [games.penalties[name_a], games.penalties[name_b]]
-    return MatchReport(
-        a, b, len(a_won), sum(a_won), games.decisions, games.seconds, a_won, penalties
-    )
-
-
-def table_so_far(games: GamesPlayed, seed: str, rules: LiarsDiceRules) -> TableReport:
-    """The figures of a table's games so far (`run_table`'s, of the games ``games`` saw)."""
-    names = games.players
-    count = len(names)
-    wins = [0] * count
-    won: list[tuple[int, ...]] = []
-    share = 0.0
-    for seats, winners in games.outcomes:
-        bots = tuple(sorted(names.index(seats[seat]) for seat in winners))
-        for bot in bots:
-            wins[bot] += 1
-        won.append(bots)
-        share += len(winners) / count
-    played = len(won)
-    standings = [
-        TableStanding(names[i], played, wins[i], games.penalties[names[i]]) for i in range(count)
-    ]
-    return TableReport(
-        list(names),
-        played,
-        seed,
-        dict(rules.to_mapping()),
-        standings,
-        share / played if played else 0.0,
-        games.decisions,
-        games.seconds,
-        won,
-    )
 
 
 MATCH_HELP = (
@@ -394,13 +299,13 @@ def _duel(
     announce_kept_tables(
         {f"{a} (A)": options_a, f"{b} (B)": options_b} if a == b else {a: options_a, b: options_b}
     )
-    tally: list[GamesPlayed] = []
+    live: list[MatchReport] = []  # the match's report from its first game on (on_start)
+    rec: JsonlRecorder | None = None
 
     def show_games_played() -> None:
-        if tally and tally[0].played:
-            report = duel_so_far(tally[0], a, b)
-            written = written_record(tally[0].record)
-            _show_duel(report, (config_a, config_b), games, seed, written, json_output)
+        if live and live[0].games:
+            written = written_record(rec)
+            _show_duel(live[0], (config_a, config_b), games, seed, written, json_output)
 
     try:
         with (
@@ -424,7 +329,6 @@ def _duel(
             seed_shown_at_end(seed, fresh, err),
             progress(games, escape(f"{a} vs {b}")) as advance,
         ):
-            tally.append(GamesPlayed(rec))
             match = partial(
                 run_match,
                 a,
@@ -435,9 +339,10 @@ def _duel(
                 config_b=options_b,
                 rules=ruleset,
                 progress=advance,
-                recorder=tally[0],
+                recorder=rec,
                 deadline_ms=clock.deadline_ms,
                 time_bank=clock.new_bank(),
+                on_start=live.append,
             )
             if server is None:
                 report = asyncio.run(match())
@@ -574,13 +479,12 @@ def _table(
             f"{len(names)} bots): the last cycle is partial, so seats are not exactly balanced"
         )
     label = escape(", ".join(names))
-    tally: list[GamesPlayed] = []
+    live: list[TableReport] = []  # the table's report from its first game on (on_start)
+    rec: JsonlRecorder | None = None
 
     def show_games_played() -> None:
-        if tally and tally[0].played:
-            report = table_so_far(tally[0], seed, ruleset)
-            written = written_record(tally[0].record)
-            _show_table(report, games, seed, written, json_output)
+        if live and live[0].games:
+            _show_table(live[0], games, seed, written_record(rec), json_output)
 
     try:
         with (
@@ -604,15 +508,16 @@ def _table(
             seed_shown_at_end(seed, fresh, err),
             progress(games, label) as advance,
         ):
-            tally.append(GamesPlayed(rec))
             play = partial(
                 run_table,
                 games=games,
                 seed_text=seed,
                 rules=ruleset,
                 progress=advance,
+                recorder=rec,
                 deadline_ms=clock.deadline_ms,
                 time_bank=clock.new_bank(),
+                on_start=live.append,
             )
             if server is None:
                 seat_names, seats = in_process_seats(names, seed, configs)
@@ -624,13 +529,13 @@ def _table(
                     raise_failed_save(bots)
                     advance(done)
 
-                report = asyncio.run(play(seat_names, seats, recorder=tally[0], progress=game_done))
+                report = asyncio.run(play(seat_names, seats, progress=game_done))
             else:
                 report = run_on_server(
                     server,
                     names,
                     "liars_dice",
-                    lambda seats: play(names, seats, recorder=tally[0]),
+                    lambda seats: play(names, seats),
                     start_timeout_s=clock.start_timeout_ms / 1000,
                     record=record,
                 )

@@ -79,6 +79,8 @@ class TableStanding:
 class TableReport:
     bots: list[str]
     games: int
+    """The games played: all of them once the table is over, fewer in one stopped early
+    (`run_table`'s ``on_start``)."""
     seed: str
     rules: dict[str, Any]
     standings: list[TableStanding]
@@ -216,9 +218,14 @@ async def run_table(
     recorder: Recorder | None = None,
     deadline_ms: int = 5000,
     time_bank: TimeBank | None = None,
+    on_start: Callable[[TableReport], None] | None = None,
 ) -> TableReport:
     """``games`` games through the referee between ``seats`` (bot i at ``seats[i]``, named
-    ``names[i]``: in-process bots or bots on a server), each game in the next seating."""
+    ``names[i]``: in-process bots or bots on a server), each game in the next seating.
+    ``on_start`` is given the report before the first game; the games are tallied into it one
+    by one (its `games` and standings are of the games played so far, its `seconds` set
+    however the table ends), so a caller whose table is stopped (Ctrl-C) still has the
+    figures of the games played."""
     if len(names) != len(seats):
         raise TableError(f"{len(names)} names for {len(seats)} seats")
     rules = check_table(names, rules)
@@ -226,9 +233,19 @@ async def run_table(
     seed = MatchSeed.from_text(seed_text)
     wins = [0] * count
     penalties = [0] * count
-    won: list[tuple[int, ...]] = []
     winner_share = 0.0
-    decisions = 0
+    report = TableReport(
+        list(names),
+        0,
+        seed_text,
+        dict(rules.to_mapping()),
+        [TableStanding(name, 0, 0, 0) for name in names],
+        0.0,
+        0,
+        0.0,
+    )
+    if on_start is not None:
+        on_start(report)
     started = time.perf_counter()
     frame = MatchFrame(
         "liars_dice", seed, seats, names, games, recorder, "permutations", rules.to_mapping()
@@ -255,26 +272,21 @@ async def run_table(
             for bot, given in enumerate(played.penalties):
                 penalties[bot] += given
             frame.tally(names, [float(bot in winners) for bot in range(count)])
-            won.append(winners)
             winner_share += len(winners) / count
-            decisions += played.decisions
+            report.won.append(winners)
+            report.games = done = k + 1
+            report.standings = [
+                TableStanding(names[i], done, wins[i], penalties[i]) for i in range(count)
+            ]
+            report.fair_share = winner_share / done
+            report.decisions += played.decisions
             if progress is not None:
                 progress(1)
         await frame.finish()
     finally:
         frame.close()
-    standings = [TableStanding(names[i], games, wins[i], penalties[i]) for i in range(count)]
-    return TableReport(
-        list(names),
-        games,
-        seed_text,
-        dict(rules.to_mapping()),
-        standings,
-        winner_share / games if games else 0.0,
-        decisions,
-        time.perf_counter() - started,
-        won,
-    )
+        report.seconds = time.perf_counter() - started
+    return report
 
 
 def in_process_seats(

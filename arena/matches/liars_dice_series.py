@@ -353,6 +353,8 @@ class MatchReport:
     a: str
     b: str
     games: int
+    """The games played: all of them once the match is over, fewer in one stopped early
+    (`run_match`'s ``on_start``)."""
     wins_a: int
     decisions: int
     seconds: float
@@ -411,13 +413,17 @@ async def run_match(
     deadline_ms: int = 5000,
     time_bank: TimeBank | None = None,
     names: tuple[str, str] | None = None,
+    on_start: Callable[[MatchReport], None] | None = None,
 ) -> MatchReport:
     """``games`` games through the referee, in-process seats (or the given ``seats`` of A and
     B, e.g. bots on a server, named ``a`` and ``b``), the first player alternating. Seat order
     alternates too, so neither bot always sits at seat 0. ``recorder`` gets every game;
     ``time_bank`` (keyed by the players' names) is the match's. ``names``: what the record and
     the bots call the two players (a league's names for its bots), by default ``a`` and ``b``
-    on seats, the bots' own names in-process."""
+    on seats, the bots' own names in-process. ``on_start`` is given the report before the
+    first game; the games are tallied into it one by one (its `games` are those played so
+    far, its `seconds` set however the match ends), so a caller whose match is stopped
+    (Ctrl-C) still has the figures of the games played."""
     from arena.transports.inprocess import InProcessSeat
     from bots.liars_dice.bayes import raise_failed_save
 
@@ -443,10 +449,10 @@ async def run_match(
     elif names[0] == names[1]:
         # The record and the match totals tell the players apart by name.
         names = (f"{names[0]}#a", f"{names[1]}#b")
+    report = MatchReport(a, b, 0, 0, 0, 0.0)
+    if on_start is not None:
+        on_start(report)
     started = time.perf_counter()
-    wins_a = decisions = 0
-    a_won: list[bool] = []
-    penalties = [0, 0]
     duel_rules = (rules or LiarsDiceRules(players=2)).to_mapping()
     frame = MatchFrame("liars_dice", seed, seats, names, games, recorder, "alternate", duel_rules)
     match_id = frame.match_id
@@ -474,15 +480,17 @@ async def run_match(
             result = played.result
             frame.tally([names[i] for i in order], result.scores)
             seat_a = order.index(0)
-            a_won.append(seat_a in result.winners)
-            wins_a += a_won[-1]
-            decisions += played.decisions
-            penalties[0] += played.penalties[seat_a]
-            penalties[1] += played.penalties[1 - seat_a]
+            a_won = seat_a in result.winners
+            report.a_won.append(a_won)
+            report.games += 1
+            report.wins_a += a_won
+            report.decisions += played.decisions
+            report.penalties[0] += played.penalties[seat_a]
+            report.penalties[1] += played.penalties[1 - seat_a]
             if progress is not None:
                 progress(1)
         await frame.finish()
     finally:
         frame.close()
-    seconds = time.perf_counter() - started
-    return MatchReport(a, b, games, wins_a, decisions, seconds, a_won, penalties)
+        report.seconds = time.perf_counter() - started
+    return report

@@ -21,6 +21,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +31,10 @@ from typer.testing import CliRunner
 import arena.cli.bulls_cows as bulls_cows_cli
 import arena.cli.liars_dice as liars_dice_cli
 import arena.cli.mahjong_match as mahjong_cli
-from arena.cli.liars_dice import GamesPlayed, duel_so_far, table_so_far
 from arena.cli.main import app
 from arena.games.liars_dice import LiarsDiceRules
-from arena.matches.liars_dice import in_process_seats, run_table
-from arena.matches.liars_dice_series import run_match
+from arena.matches.liars_dice import TableReport, in_process_seats, run_table
+from arena.matches.liars_dice_series import MatchReport, run_match
 from arena.matches.mahjong import MatchResult, MatchSpec, ProgramStats
 from arena.replay import check_record
 from bots.cli import app as bots_app
@@ -195,37 +195,48 @@ def test_a_stopped_mahjong_series_shows_its_finished_matches_and_the_cut_one(
     assert "interrupted after 1 of 3 matches" in text and "4 of 8 hands (interrupted)" in text
 
 
-def test_the_figures_of_a_stopped_duel_are_the_duels_own() -> None:
-    """`duel_so_far` rebuilds from the record's lines what `run_match` reports."""
-    games = GamesPlayed(None)
-    report = asyncio.run(run_match("bayes", "random-guess", 24, "same", recorder=games))
-    assert replace(duel_so_far(games, "bayes", "random-guess"), seconds=0) == replace(
-        report, seconds=0
-    )
+def _stopped_run(run: Any, games: int) -> None:
+    """Run ``run(progress)`` (a match) until its progress callback stops it, as Ctrl-C does,
+    after ``games`` games."""
+    done = [0]
+
+    def advance(count: int) -> None:
+        done[0] += count
+        if done[0] >= games:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        asyncio.run(run(advance))
 
 
-def test_the_figures_of_a_stopped_table_are_the_tables_own() -> None:
-    names, seats = in_process_seats(["bayes", "probability", "type5"], "same", {})
+def test_a_stopped_duel_hands_back_the_figures_of_the_games_played() -> None:
+    """`run_match`'s ``on_start`` report holds, once the match is stopped, the figures of a
+    match of the games played (B sits at seat 0 in every odd game): one source of figures."""
+    live: list[MatchReport] = []
+    duel = partial(run_match, "bayes", "random-guess", seed_text="same", on_start=live.append)
+    _stopped_run(lambda advance: duel(1000, progress=advance), 7)
+    (stopped,) = live
+    assert stopped.games == 7 and stopped.seconds > 0
+    whole = asyncio.run(duel(7))
+    assert live[1] is whole, "the report handed over is the one returned"
+    assert replace(stopped, seconds=0) == replace(whole, seconds=0)
+
+
+def test_a_stopped_table_hands_back_the_figures_of_the_games_played() -> None:
+    live: list[TableReport] = []
     rules = LiarsDiceRules(players=3)
-    games = GamesPlayed(None)
-    report = asyncio.run(run_table(names, seats, 12, "same", rules=rules, recorder=games))
-    again = table_so_far(games, "same", rules)
-    assert replace(again, seconds=0) == replace(report, seconds=0)
 
+    def table(games: int, **options: Any) -> Any:
+        names, seats = in_process_seats(["bayes", "probability", "type5"], "same", {})
+        return run_table(names, seats, games, "same", rules=rules, on_start=live.append, **options)
 
-def test_a_stopped_duel_counts_by_player_whatever_the_seat() -> None:
-    """B at seat 0, a penalty to B: A's wins and both sides' penalties go by name."""
-    games = GamesPlayed(None)
-    games.write({"type": "match", "players": ["alice", "bob"]})
-    for line in (
-        {"type": "header", "players": ["bob", "alice"]},
-        {"type": "decision", "seat": 0},
-        {"type": "decision", "seat": 1},
-        {"type": "result", "winners": [0], "penalties": [2, 0]},
-    ):
-        games.write(line)
-    report = duel_so_far(games, "a", "b")
-    assert (report.games, report.wins_a, report.penalties, report.decisions) == (1, 0, [0, 2], 2)
+    _stopped_run(lambda advance: table(600, progress=advance), 5)
+    (stopped,) = live
+    assert stopped.games == 5 and stopped.seconds > 0
+    assert [standing.games for standing in stopped.standings] == [5, 5, 5]
+    whole = asyncio.run(table(5))
+    assert live[1] is whole, "the report handed over is the one returned"
+    assert replace(stopped, seconds=0) == replace(whole, seconds=0)
 
 
 # -- 2. one A/B shape ------------------------------------------------------------------------
