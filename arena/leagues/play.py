@@ -214,19 +214,24 @@ class _Record:
     part: str | None = None
 
 
+def _made_record_path(config: LeagueConfig, records: Path, plan: MatchPlan) -> Path:
+    """The absolute path of ``plan``'s record, its directory made; `RecordWriteError` if not."""
+    try:
+        records.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RecordWriteError(
+            f"cannot make the records directory {records}: {exc.strerror or exc}"
+        ) from exc
+    return record_path(config, records, plan).resolve()
+
+
 @contextmanager
 def _recording(config: LeagueConfig, plan: MatchPlan, *, finish: bool) -> Iterator[_Record]:
     """The match's record (`_Record`) when the league keeps records (`record_path`)."""
     if config.records is None:
         yield _Record()
         return
-    try:
-        config.records.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise RecordWriteError(
-            f"cannot make the records directory {config.records}: {exc.strerror or exc}"
-        ) from exc
-    path = record_path(config, config.records, plan).resolve()
+    path = _made_record_path(config, config.records, plan)
     with _finished_file(path, finish=finish) as part:
         recorder = _MatchRecorder(part)
         try:
@@ -245,13 +250,7 @@ def copy_record(config: LeagueConfig, plan: MatchPlan, source: Path) -> str:
     record of this process, moved into place when complete (as a played match's is); return
     its absolute path. Raises `RecordWriteError` naming the file."""
     assert config.records is not None
-    try:
-        config.records.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise RecordWriteError(
-            f"cannot make the records directory {config.records}: {exc.strerror or exc}"
-        ) from exc
-    path = record_path(config, config.records, plan).resolve()
+    path = _made_record_path(config, config.records, plan)
     with _finished_file(path, finish=True) as part:
         try:
             shutil.copyfile(source, part)

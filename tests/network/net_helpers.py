@@ -101,6 +101,16 @@ async def running_server(
         await server.stop()
 
 
+@asynccontextmanager
+async def embedded_server(**options: Any) -> AsyncIterator[tuple[ArenaServer, int]]:
+    """A server that starts its own MQTT broker (none answers at the free port it is given),
+    and that port; ``options`` go to `running_server`."""
+    port = free_port()
+    async with running_server(mqtt=f"mqtt://{LOOPBACK}:{port}", **options) as server:
+        assert server.broker is not None, "no broker should answer on a fresh port"
+        yield server, port
+
+
 def ws_url(server: ArenaServer) -> str:
     return f"ws://{LOOPBACK}:{server.port}"
 

@@ -14,9 +14,8 @@ from typing import Any
 
 import aiomqtt
 import pytest
-from net_helpers import LOOPBACK, free_port, next_json, running_server, wait_until
+from net_helpers import LOOPBACK, embedded_server, next_json, wait_until
 
-from arena.server.app import ArenaServer
 from arena.transports.mqtt import SERVER_CLIENT_PREFIX, bot_client_id
 from arena.transports.mqtt_topics import is_bot_client_id
 from bots.adapters import MqttAdapter
@@ -33,14 +32,6 @@ def hello(name: str) -> str:
 STRAY_ACTION = json.dumps({"v": 1, "type": "action", "seq": 1, "action": "x"})
 """An action with no request pending: the server answers it ``error`` ``not_expected``."""
 PING = json.dumps({"v": 1, "type": "ping"})
-
-
-@asynccontextmanager
-async def embedded_server() -> AsyncIterator[tuple[ArenaServer, int]]:
-    port = free_port()
-    async with running_server(mqtt=f"mqtt://{LOOPBACK}:{port}") as server:
-        assert server.broker is not None
-        yield server, port
 
 
 @asynccontextmanager

@@ -18,8 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -29,14 +27,13 @@ import pytest
 from net_helpers import (
     LOOPBACK,
     clients,
-    free_port,
+    embedded_server,
     mosquitto,
     running_server,
     scaled,
     wait_until,
 )
 
-from arena.server.app import ArenaServer
 from arena.transports.mqtt import peer_label
 from bots import adapters
 from bots.registry import make_bot
@@ -50,14 +47,6 @@ def topic(name: str, conn: str, direction: str) -> str:
 
 def hello(name: str, **fields: Any) -> str:
     return json.dumps({"v": 1, "type": "hello", "name": name, "games": ["liars_dice"], **fields})
-
-
-@asynccontextmanager
-async def embedded_server() -> AsyncIterator[tuple[ArenaServer, int]]:
-    port = free_port()
-    async with running_server(mqtt=f"mqtt://{LOOPBACK}:{port}") as server:
-        assert server.broker is not None, "no broker should answer on a fresh port"
-        yield server, port
 
 
 async def until_welcome(client: aiomqtt.Client) -> list[tuple[str, bool, bytes]]:

@@ -16,10 +16,9 @@ from typing import Any
 
 import aiomqtt
 import pytest
-from net_helpers import LOOPBACK, free_port, running_server, scaled, wait_until
+from net_helpers import LOOPBACK, embedded_server, running_server, scaled, wait_until
 
 from arena.errors import ArenaError
-from arena.server.app import ArenaServer
 from arena.transports.mqtt import SERVER_USER, owns_topic
 
 REFUSED = 0x80
@@ -36,15 +35,6 @@ def hello(name: str) -> str:
 
 def granted(codes: Any) -> list[int]:
     return [int(getattr(code, "value", code)) for code in codes]
-
-
-@asynccontextmanager
-async def embedded_server() -> AsyncIterator[tuple[ArenaServer, int]]:
-    """A server that starts its own broker: none answers at the free port it is given."""
-    port = free_port()
-    async with running_server(mqtt=f"mqtt://{LOOPBACK}:{port}") as server:
-        assert server.broker is not None, "no broker should answer on a fresh port"
-        yield server, port
 
 
 @asynccontextmanager
