@@ -356,8 +356,10 @@ def league(
             "--jobs": jobs,
         }
         extra = [name for name, value in given.items() if value is not None]
-        if not show or restart:
-            fail("--id names a stored league to show: give it with --show (and without --restart)")
+        if not show:
+            fail("--id names a stored league to show: give it with --show")
+        if restart:
+            fail("--show --id N shows a stored league and plays nothing: give it without --restart")
         if extra:
             fail(f"--show --id N shows the league as it was stored: give it without {extra[0]}")
         _show_by_id(db, league_id, json_output)

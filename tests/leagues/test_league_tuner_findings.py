@@ -296,6 +296,7 @@ def test_show_id_shows_a_stored_league_without_its_config(tmp_path: Path) -> Non
         (["--id", "1"], "give it with --show"),
         (["--show", "--id", "7"], "holds no league of id 7"),
         (["--show", "--id", "1", "--games", "3"], "without --games"),
+        (["--show", "--id", "1", "--restart"], "plays nothing: give it without --restart"),
         (["--list", "--id", "1"], "without --id"),
     ],
 )
