@@ -90,7 +90,7 @@ liars-dice` says it."""
 
 def _show_standings(game: str, table_rows: list[Standing], title: str) -> list[Interval]:
     """Print the standings; return the intervals shown as `UNDEFINED`."""
-    out.print(title)
+    out.print(title, markup=False)  # the title holds the league's seed and name, any text
     table = Table(box=box.SIMPLE_HEAD)
     for column in ("#", "bot", "games", _figure(game), "95% CI", MATCHES_WON):
         table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
@@ -520,7 +520,7 @@ def _read_only(config: LeagueConfig, db: Path, exc: ReadOnlyStoreError) -> str:
 
 def _report(config: LeagueConfig, run: LeagueRun, db: Path) -> None:
     if not run.outcomes:
-        out.print(f"league {config.name!r}: no match stored yet in {db}")
+        out.print(f"league {config.name!r}: no match stored yet in {db}", markup=False)
         return
     title = (
         f"league {config.name!r} ({config.game}, {config.games_per_match} games a match, "

@@ -78,10 +78,13 @@ def kept_state_option(game: str, strategy: str, options: dict[str, Any]) -> str 
 
 
 def without_state_options(game: str, strategy: str, options: dict[str, Any]) -> dict[str, Any]:
-    """``options`` without those that keep state (`STATE_OPTIONS`): the bot built from them
-    makes nothing, and refuses any other option that is wrong."""
+    """``options`` without those that keep state (`STATE_OPTIONS`) as the strategy takes them
+    (text): the bot built from them makes nothing, and refuses any other option that is wrong,
+    one of those included when it is not text (``tables_dir = 5``)."""
     kept = STATE_OPTIONS.get((game, strategy), {})
-    return {key: value for key, value in options.items() if key not in kept}
+    return {
+        key: value for key, value in options.items() if not (key in kept and isinstance(value, str))
+    }
 
 
 BOT_ERRORS = (ValueError, TypeError, ArenaError)
