@@ -25,22 +25,33 @@ def _listed(*args: str) -> list[str]:
     return result.stdout.splitlines()
 
 
-def test_bots_list_options_reads_as_a_config_file_writes_the_defaults() -> None:
-    """Each setting as ``name (type, default D; allowed)``: defaults as TOML writes them (true,
-    "text", a list of texts), the meaning of a default that is no constant (the bot's name),
-    no "allowed" part where the type says it all."""
-    lines = [line.strip() for line in _listed("--options")]
-    for line in (
+EXPECTED_LINES = {
+    "liars-dice": [
         'seed (text or integer, default "0")',
         "reroll (true/false, default true)",
         "real_guess (true/false, default false; not with guess = odds)",
         "psychology (number, default unset: 0.5 with guess = odds; 0 to 1; only with guess = odds)",
         'networks (list of text, default ["opening", "response", "our_opening"]; any of '
         "opening, response, our_opening)",
+    ],
+    "mahjong": [
         "think_ms (number, default 0; 0 to 60000)",
         "seed (text or integer, default the bot's name)",
+    ],
+    "bulls-cows": [
         'answerer (text, default "fixed"; one of fixed, evader)',
-    ):
+        "seed (text or integer, default the bot's name)",
+    ],
+}
+
+
+@pytest.mark.parametrize("game", sorted(EXPECTED_LINES))
+def test_bots_list_options_reads_as_a_config_file_writes_the_defaults(game: str) -> None:
+    """Each setting as ``name (type, default D; allowed)``: defaults as TOML writes them (true,
+    "text", a list of texts), the meaning of a default that is no constant (the bot's name),
+    no "allowed" part where the type says it all."""
+    lines = [line.strip() for line in _listed("--options", "--game", game)]
+    for line in EXPECTED_LINES[game]:
         assert line in lines, line
 
 
