@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_league_tuner_findings import EXTRA_BOT, LEAGUES
 from typer.testing import CliRunner, Result
 
 from arena.cli import league_others
@@ -27,22 +28,10 @@ from arena.leagues.runner import open_league, run_league
 from arena.leagues.standings import match_lines
 from arena.store import ResultStore
 
-DICE = """name = "dice"
-game = "liars-dice"
-games = 4
-jobs = 1
-[[bots]]
-name = "random-guess"
-[[bots]]
-name = "probability"
-[[bots]]
-name = "odds"
-bot = "random-guess"
-options = { guess = "odds", psychology = 0.3 }
-"""
+DICE = LEAGUES["liars-dice"]
 """Three liar's dice bots, four games a match: three matches in well under a second."""
 
-TYPE5 = '[[bots]]\nname = "type5"\n'
+TYPE5 = EXTRA_BOT["liars-dice"]
 
 DUELS = """name = "duels"
 game = "bulls-cows"
