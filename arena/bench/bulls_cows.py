@@ -459,10 +459,14 @@ def _claim(
     criterion: str,
     methods: list[_Mean],
     holds: Callable[[list[dict[str, Any]]], bool],
+    unjudged: str | None = None,
 ) -> dict[str, Any]:
     """One claim of the seed, judged by ``holds`` on the gaps between consecutive methods;
-    ``reproduced`` is ``None`` when a method's mean cannot be compared."""
+    ``reproduced`` is ``None``, with the reason in ``not_judged``, when a method's mean cannot
+    be compared or the figures cannot decide the claim (``unjudged`` says why)."""
     comparable = all(m.mean is not None for m in methods)
+    if not comparable:
+        unjudged = "no mean: a method left a game unsolved"
     gaps = [
         {
             "between": f"{later.label} − {earlier.label}",
@@ -482,7 +486,8 @@ def _claim(
         "criterion": criterion,
         "measured": {m.label: m.mean for m in methods},
         "gaps": gaps,
-        "reproduced": holds(gaps) if comparable else None,
+        "reproduced": None if unjudged else holds(gaps),
+        "not_judged": unjudged,
     }
 
 
@@ -521,6 +526,8 @@ def seed_claims(figures: dict[str, Any]) -> list[dict[str, Any]]:
             "freedom)",
             [random, frequency],
             lambda gaps: abs(gaps[0]["difference"]) <= limit * gaps[0]["standard_error"],
+            # One seed has no spread to judge a gap by (its limit is infinite, its error 0).
+            None if seeds >= 2 else f"no spread: {seeds} seed",
         ),
         _claim(
             "seed 004 L215",
@@ -553,9 +560,10 @@ def _shown(value: float | None, spec: str) -> str:
 def render_seed_claims(claims: list[dict[str, Any]]) -> list[str]:
     """Two lines per claim: the claim and its verdict, then the means and the gaps."""
     lines = ["seed 004's comparisons of its methods (reported, not targets)"]
-    verdicts = {True: "reproduced", False: "NOT reproduced", None: "not judged (no mean)"}
+    verdicts = {True: "reproduced", False: "NOT reproduced"}
     for c in claims:
-        lines.append(f"  {c['source']}: {c['claim']}: {verdicts[c['reproduced']]}")
+        verdict = verdicts.get(c["reproduced"], f"not judged ({c['not_judged']})")
+        lines.append(f"  {c['source']}: {c['claim']}: {verdict}")
         means = ", ".join(f"{label} {_shown(mean, '.4f')}" for label, mean in c["measured"].items())
         gaps = "; ".join(
             f"{g['between']} {_shown(g['difference'], '+.4f')}"

@@ -520,32 +520,46 @@ def audit_dice(
     face_counts = np.zeros(faces, dtype=np.int64)
     sum_counts = np.zeros(len(sum_dist), dtype=np.int64)
     type_counts = np.zeros(0 if ways is None else len(ways), dtype=np.int64)
+    # A die off the faces cannot come from a fair roller: it is tallied apart, as an impossible
+    # outcome that fails every test it touches, rather than crashing the tallies.
+    faces_off = rolls_off = 0
     for indices in _chunks(deals, chunk):
         rolls = np.empty((len(indices), dice), dtype=np.int64)
         for row, k in enumerate(indices):
-            rolls[row] = roll(RandomStream(seed, label("dice", k), hasher), dice, faces)
-        face_counts = _added(face_counts, np.bincount(rolls.ravel() - 1))
-        sum_counts = _added(sum_counts, np.bincount(rolls.sum(axis=1)))
+            rolled = roll(RandomStream(seed, label("dice", k), hasher), dice, faces)
+            if len(rolled) != dice:
+                raise DealingError(f"the roller gave {len(rolled)} dice for dice/{k}, not {dice}")
+            rolls[row] = rolled
+        on_faces = (rolls >= 1) & (rolls <= faces)
+        whole = on_faces.all(axis=1)
+        faces_off += int((~on_faces).sum())
+        rolls_off += int((~whole).sum())
+        face_counts = _added(face_counts, np.bincount(rolls[on_faces] - 1, minlength=faces))
+        sum_counts = _added(sum_counts, np.bincount(rolls[whole].sum(axis=1)))
         if ways is not None:
-            type_counts = _added(type_counts, np.bincount(exact.dice_hand_types(rolls)))
+            type_counts = _added(type_counts, np.bincount(exact.dice_hand_types(rolls[whole])))
         if progress is not None:
             progress(indices.stop, deals)
     face_p = [1.0 / faces] * faces
     face_z = independent_z(face_counts.tolist(), face_p).tolist()
+    off_label = f"a face outside 1–{faces}"
     tests = [
         stats.independent_test(
             "faces of every die",
-            face_counts.tolist(),
-            face_p,
+            [*face_counts.tolist(), faces_off],
+            [*face_p, 0.0],
             ordered=False,
-            labels=[f"face {f + 1}" for f in range(faces)],
+            labels=[*(f"face {f + 1}" for f in range(faces)), off_label],
         ),
         stats.independent_test(
             f"sum of {dice} dice",
-            sum_counts.tolist(),
-            sum_dist,
+            [*sum_counts.tolist(), rolls_off],
+            [*sum_dist, 0.0],
             ordered=True,
-            labels=[f"sum {total}" for total in range(len(sum_dist))],
+            labels=[
+                *(f"sum {total}" for total in range(len(sum_dist))),
+                f"a roll with {off_label}",
+            ],
         ),
     ]
     tallies: dict[str, Any] = {}
@@ -555,10 +569,10 @@ def audit_dice(
         tests.append(
             stats.independent_test(
                 "hand types of five dice",
-                type_counts.tolist(),
-                type_p,
+                [*type_counts.tolist(), rolls_off],
+                [*type_p, 0.0],
                 ordered=False,
-                labels=list(exact.DICE_HAND_TYPES),
+                labels=[*exact.DICE_HAND_TYPES, f"a roll with {off_label}"],
             )
         )
         tallies["hand_types"] = [

@@ -268,7 +268,21 @@ def test_the_seed_claims_follow_the_figures() -> None:
     figures = _claim_figures(4.85, 4.84, 4.76)
     figures["frequency_3"] = _seeded(4.84, 0.0411, unsolved=1)  # its mean would flatter it
     assert [c["reproduced"] for c in seed_claims(figures)] == [None, None, True]
-    assert render_seed_claims(seed_claims(figures))[1].endswith(": not judged (no mean)")
+    lines = render_seed_claims(seed_claims(figures))
+    assert lines[1].endswith(": not judged (no mean: a method left a game unsolved)")
+
+
+def test_one_seed_cannot_judge_the_claim_of_no_difference() -> None:
+    """One seed has no spread: L215's gap is then neither within nor beyond the noise."""
+    figures = _claim_figures(4.85, 4.84, 4.76)
+    for key in ("baseline_random_3", "frequency_3", "super_comparison_3"):
+        figures[key]["seeds"] = ["0-0"]
+        figures[key]["mean_guesses_sd"] = 0.0
+    claims = seed_claims(figures)
+    assert [c["reproduced"] for c in claims] == [True, None, True]
+    assert claims[1]["not_judged"] == "no spread: 1 seed"
+    assert claims[0]["not_judged"] is None
+    assert render_seed_claims(claims)[3].endswith(": not judged (no spread: 1 seed)")
 
 
 def test_the_bench_measures_frequency_and_judges_the_claims(
