@@ -17,7 +17,7 @@ plainly in Python, with no tables, memoisation or pruning, on 34 counts as the a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 _KINDS = 34
 _SUITED = 27
@@ -28,7 +28,7 @@ def _chow_starts(t: int) -> bool:
     return t < _SUITED and t % 9 <= 6
 
 
-def _remove_sets(c: list[int], start: int) -> bool:
+def _remove_sets(c: list[int], start: int = 0) -> bool:
     """Can ``c`` (tiles below ``start`` already used up) split into sets only? Recursion with
     backtracking: the lowest tile left is in a pung or starts a chow; try both."""
     t = start
@@ -55,19 +55,25 @@ def _remove_sets(c: list[int], start: int) -> bool:
     return False
 
 
-def recursive_is_winning(counts: Sequence[int]) -> bool:
-    """Is this hand of 34 counts some sets and a pair? Every pair, then recursive removal."""
+def _some_pair_and_sets(counts: Sequence[int], sets_only: Callable[[list[int]], bool]) -> bool:
+    """Is this hand of 34 counts some sets and a pair? Every possible pair in turn, the tiles
+    left checked by ``sets_only``, up to the first pair that leaves sets only."""
     c = list(counts)
     if sum(c) % 3 != 2:
         return False
     for pair in range(_KINDS):
         if c[pair] >= 2:
             c[pair] -= 2
-            found = _remove_sets(c, 0)
+            found = sets_only(c)
             c[pair] += 2
             if found:
                 return True
     return False
+
+
+def recursive_is_winning(counts: Sequence[int]) -> bool:
+    """Is this hand of 34 counts some sets and a pair? Every pair, then recursive removal."""
+    return _some_pair_and_sets(counts, _remove_sets)
 
 
 def _greedy_sets(c: Sequence[int]) -> bool:
@@ -89,17 +95,7 @@ def _greedy_sets(c: Sequence[int]) -> bool:
 
 def theorem_one_is_winning(counts: Sequence[int]) -> bool:
     """Is this hand of 34 counts some sets and a pair? Every pair, then theorem 1."""
-    c = list(counts)
-    if sum(c) % 3 != 2:
-        return False
-    for pair in range(_KINDS):
-        if c[pair] >= 2:
-            c[pair] -= 2
-            found = _greedy_sets(c)
-            c[pair] += 2
-            if found:
-                return True
-    return False
+    return _some_pair_and_sets(counts, _greedy_sets)
 
 
 def recursive_waits(counts: Sequence[int]) -> list[int]:

@@ -21,20 +21,19 @@ from arena.cli.common import (
     interrupt_after_play,
     interrupt_exits,
     lineup_tag,
-    match_recorder,
     output_directory,
     print_json,
     progress,
     refuse_config_on_server,
     refuse_public_seed_on_server,
-    seed_shown_at_end,
+    strategy_of_config_file,
     written_record,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
-from arena.cli.stopped_figures import figures_if_stopped, partial_json, partial_line
+from arena.cli.stopped_figures import partial_json, partial_line, running_match
 from arena.games.errors import RulesetError
 from bots.registry import BotConfigError as RegistryConfigError
-from bots.registry import config_for, read_config
+from bots.registry import config_for
 
 if TYPE_CHECKING:
     from arena.matches.bulls_cows import SeriesReport
@@ -179,16 +178,12 @@ def load_bot_spec(
         if config is not None:
             fail(f"{option} {text} is a config already; leave out {config_option} {config}")
         file = Path(text)
-        try:
-            named, data = read_config(file)
-        except RegistryConfigError as exc:
-            fail(f"{option}: {exc}")
-        if named is None:
-            fail(
-                f'{option} {file}: needs strategy = "<one of {GUESSER_NAMES}>" (or name the '
-                f"strategy with {option} and the file with {option.replace('--', '--config-')})"
-            )
-        strategy = named
+        strategy, data = strategy_of_config_file(
+            file,
+            option,
+            f'{option} {file}: needs strategy = "<one of {GUESSER_NAMES}>" (or name the '
+            f"strategy with {option} and the file with {option.replace('--', '--config-')})",
+        )
         given = f"{option} {text}"
     else:
         strategy, given = text, f"{option} {text}"
@@ -311,29 +306,29 @@ def match_cmd(
             shown = (configs, games, digits, alphabet, seed_text)
             _show_series(live[0], *shown, written_record(recorder), json_output)
 
+    lineup = lineup_tag(
+        (a_name, b_name),
+        {
+            "strategies": (a_strategy, b_strategy),
+            "configs": (a_config, b_config),
+            "games": games,
+            "digits": digits,
+            "alphabet": alphabet,
+            "max_guesses": max_guesses,
+            "deadline_ms": deadline_ms,
+        },
+    )
     try:
         with (
-            interrupt_exits(record),
-            figures_if_stopped(show_games_played),
-            match_recorder(
+            running_match(
                 record,
                 "bulls-cows",
                 seed_text,
                 console,
-                lineup=lineup_tag(
-                    (a_name, b_name),
-                    {
-                        "strategies": (a_strategy, b_strategy),
-                        "configs": (a_config, b_config),
-                        "games": games,
-                        "digits": digits,
-                        "alphabet": alphabet,
-                        "max_guesses": max_guesses,
-                        "deadline_ms": deadline_ms,
-                    },
-                ),
+                lineup=lineup,
+                fresh=seed is None,
+                show_if_stopped=show_games_played,
             ) as recorder,
-            seed_shown_at_end(seed_text, seed is None, console),
             progress(games, f"{a_name} vs {b_name}", transient=True) as advance,
         ):
             series = partial(series, recorder=recorder, progress=advance)

@@ -32,6 +32,7 @@ from arena.dealing import MatchSeed
 from arena.files import probe_writable, why_not_written
 from arena.matches.stats import finite_json
 from arena.records import JsonlRecorder
+from bots.registry import BotConfigError, read_config
 from bots.version import version_line as version_line
 from bots.version import version_option as version_option
 
@@ -556,3 +557,19 @@ def refuse_config_on_server(given: str) -> NoReturn:
         f"{given}: a strategy config is for in-process bots; with --server name bots connected "
         "there, each started with its config (`bots run --config FILE`)"
     )
+
+
+def strategy_of_config_file(
+    path: Path, option: str, without_strategy: str
+) -> tuple[str, dict[str, Any]]:
+    """The strategy a config file given in place of a bot names (its ``strategy`` key), and the
+    bot's settings in it, read as `bots run --config` reads it (`read_config`). A file that
+    cannot be read is an error naming ``option``; one that names no strategy is the error
+    ``without_strategy``, which says how else the command takes a config."""
+    try:
+        strategy, settings = read_config(path)
+    except BotConfigError as exc:
+        fail(f"{option}: {exc}")
+    if strategy is None:
+        fail(without_strategy)
+    return strategy, settings

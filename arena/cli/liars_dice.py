@@ -21,21 +21,19 @@ from arena.cli.common import (
     fail,
     fresh_seed,
     interrupt_after_play,
-    interrupt_exits,
     lineup_tag,
-    match_recorder,
     output_console,
     output_directory,
     print_json,
     progress,
     refuse_config_on_server,
     refuse_public_seed_on_server,
-    seed_shown_at_end,
     split_names,
+    strategy_of_config_file,
     written_record,
 )
 from arena.cli.serve import SERVER_HELP, run_on_server, server_url
-from arena.cli.stopped_figures import figures_if_stopped, partial_json, partial_line
+from arena.cli.stopped_figures import partial_json, partial_line, running_match
 from arena.errors import ArenaError
 from arena.games.errors import GameError
 from arena.games.liars_dice import LiarsDiceRules, load_ruleset
@@ -53,7 +51,7 @@ from arena.referee import TimeControl
 from arena.transports.inprocess import InProcessSeat
 from bots.liars_dice import ConfigError, ModelError, load_model
 from bots.liars_dice.bayes import raise_failed_save
-from bots.registry import BotConfigError, UnknownBotError, config_for, make_bot, read_config
+from bots.registry import BotConfigError, UnknownBotError, config_for, make_bot
 
 DEADLINE_MS = 5000
 """A match's time per decision: the in-process strategies answer in microseconds."""
@@ -257,15 +255,12 @@ def strategy_of(
         return given, config
     if config is not None:
         fail(f"{option} {given} is a config already; leave out {config_option} {config}")
-    try:
-        named, _ = read_config(Path(given))
-    except BotConfigError as exc:
-        fail(f"{option}: {exc}")
-    if named is None:
-        fail(
-            f'{option} {given}: a config given as the bot needs strategy = "<bot>" in it '
-            f"(or name the strategy with {option} and the file with {config_option})"
-        )
+    named, _ = strategy_of_config_file(
+        Path(given),
+        option,
+        f'{option} {given}: a config given as the bot needs strategy = "<bot>" in it '
+        f"(or name the strategy with {option} and the file with {config_option})",
+    )
     return named, Path(given)
 
 
@@ -307,26 +302,26 @@ def _duel(
             written = written_record(rec)
             _show_duel(live[0], (config_a, config_b), games, seed, written, json_output)
 
+    lineup = lineup_tag(
+        (a, b),
+        {
+            "configs": (options_a, options_b),
+            "rules": ruleset,
+            "games": games,
+            "deadline_ms": clock.deadline_ms,
+        },
+    )
     try:
         with (
-            interrupt_exits(record),
-            figures_if_stopped(show_games_played),
-            match_recorder(
+            running_match(
                 record,
                 "liars-dice-duel",
                 seed,
                 err,
-                lineup=lineup_tag(
-                    (a, b),
-                    {
-                        "configs": (options_a, options_b),
-                        "rules": ruleset,
-                        "games": games,
-                        "deadline_ms": clock.deadline_ms,
-                    },
-                ),
+                lineup=lineup,
+                fresh=fresh,
+                show_if_stopped=show_games_played,
             ) as rec,
-            seed_shown_at_end(seed, fresh, err),
             progress(games, escape(f"{a} vs {b}")) as advance,
         ):
             match = partial(
@@ -486,26 +481,21 @@ def _table(
         if live and live[0].games:
             _show_table(live[0], games, seed, written_record(rec), json_output)
 
+    lineup = lineup_tag(
+        names,
+        {"configs": configs, "rules": ruleset, "games": games, "deadline_ms": clock.deadline_ms},
+    )
     try:
         with (
-            interrupt_exits(record),
-            figures_if_stopped(show_games_played),
-            match_recorder(
+            running_match(
                 record,
                 "liars-dice-table",
                 seed,
                 err,
-                lineup=lineup_tag(
-                    names,
-                    {
-                        "configs": configs,
-                        "rules": ruleset,
-                        "games": games,
-                        "deadline_ms": clock.deadline_ms,
-                    },
-                ),
+                lineup=lineup,
+                fresh=fresh,
+                show_if_stopped=show_games_played,
             ) as rec,
-            seed_shown_at_end(seed, fresh, err),
             progress(games, label) as advance,
         ):
             play = partial(

@@ -351,11 +351,24 @@ def _run_file(path: str, analysis: _Analysis, melds: MeldsSpec, as_json: bool) -
         raise typer.Exit(1)
 
 
-def _one_hand(hand: str | None, file: str | None) -> str | None:
-    """The HAND argument, or None for --file; exactly one of them must be given."""
+def _hand_unless_file(
+    hand: str | None,
+    file: str | None,
+    melds_text: str | None,
+    json_output: bool,
+    analysis: Callable[[MeldsSpec], _Analysis],
+) -> tuple[str, MeldsSpec] | None:
+    """The HAND argument and the melds of `waits` or `deficiency`; or, for --file, None once
+    every line of the file is analysed (``analysis``: the command's, for those melds). Exactly
+    one of HAND and --file must be given."""
     if (hand is None) == (file is None):
         fail("give either a HAND or --file F")
-    return hand
+    melds = _option("--melds", parse_melds_option, melds_text)
+    if hand is None:
+        assert file is not None
+        _run_file(file, analysis(melds), melds, json_output)
+        return None
+    return hand, melds
 
 
 # ----------------------------------------------------------------------------- commands
@@ -372,12 +385,12 @@ def waits_cmd(
     melds_text: str | None = typer.Option(None, "--melds", help=MELDS_HELP),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    text = _one_hand(hand, file)
-    melds = _option("--melds", parse_melds_option, melds_text)
-    if text is None:
-        assert file is not None
-        _run_file(file, _waits_analysis(melds, json_output), melds, json_output)
+    given = _hand_unless_file(
+        hand, file, melds_text, json_output, lambda melds: _waits_analysis(melds, json_output)
+    )
+    if given is None:
         return
+    text, melds = given
     found = _option("HAND", lambda h: hand_waits(h, melds), text)
     if json_output:
         print_json({"hand": text, "waits": [TILE_NAMES[t] for t in found]})
@@ -394,12 +407,10 @@ def deficiency_cmd(
     melds_text: str | None = typer.Option(None, "--melds", help=MELDS_HELP),
     json_output: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    text = _one_hand(hand, file)
-    melds = _option("--melds", parse_melds_option, melds_text)
-    if text is None:
-        assert file is not None
-        _run_file(file, _deficiency_analysis(melds), melds, json_output)
+    given = _hand_unless_file(hand, file, melds_text, json_output, _deficiency_analysis)
+    if given is None:
         return
+    text, melds = given
     value = _option("HAND", lambda h: hand_deficiency(h, melds), text)
     if json_output:
         print_json({"hand": text, "deficiency": value})
