@@ -9,7 +9,9 @@ What a seat may see is checked too (tests/hidden_information.py has each game's 
 observation or event delivered to a seat holds the match seed (any 16 hex digits of it), nor any
 of the other seats' private facts as the protocol renders them; and a seat cannot tell the game
 from copies in which everything it may not see is drawn again (a determinization, as an
-information-set search draws one): the same observation, legal actions, request and fallback.
+information-set search draws one): the same observation, legal actions, request and fallback,
+and, once the copies made at the start of a step have taken the step's actions, the same events
+(up to the first that reveals what was drawn again: a seat's own draw, a challenge, a win).
 
 ``make_game`` must be picklable (use `SpecGame`, or a module-level function) so that the other
 process can rebuild the game. tests/conftest.py registers this module for pytest's assertion
@@ -29,7 +31,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hidden_information import HIDDEN_INFORMATION, Resample, Secrets
+from hidden_information import (
+    HIDDEN_INFORMATION,
+    Resample,
+    Reveals,
+    Secrets,
+    UnseenStops,
+    no_unseen_stops,
+    reveals_nothing,
+)
 from pydantic import BaseModel, TypeAdapter
 
 from arena.dealing import MatchSeed
@@ -179,6 +189,27 @@ def _difference(here: Any, there: Any, path: str = "") -> str:
     return f"{path or 'the view'}: {_compact(here)[:150]} here, {_compact(there)[:150]} there"
 
 
+def _event_difference(here: list[Any], there: list[Any]) -> str:
+    """Where two seats' event lists first differ, as ``events[i].path: here … there …``."""
+    for i, (a, b) in enumerate(zip(here, there, strict=False)):
+        if a != b:
+            return _difference(a, b, f"events[{i}]")
+    end = min(len(here), len(there))
+    if len(here) > end:
+        return f"events[{end}]: {_compact(here[end])[:150]} here, none there"
+    return f"events[{end}]: none here, {_compact(there[end])[:150]} there"
+
+
+def _events_agree(here: list[Any], there: list[Any], stops: frozenset[str]) -> bool:
+    """The same events; or, where one step ended after an event of a kind in ``stops`` (the
+    game waited for a decision the seat cannot know is due) and the other went on, one list is
+    the start of the other."""
+    if here == there:
+        return True
+    shorter, longer = sorted((here, there), key=len)
+    return bool(shorter) and shorter[-1].get("kind") in stops and longer[: len(shorter)] == shorter
+
+
 @dataclass
 class _Watch:
     """What the secrecy checks look for: windows of the seed's hex, and the game's hooks."""
@@ -187,10 +218,16 @@ class _Watch:
     secrets: Secrets
     resample: Resample | None
     rng: random.Random
+    reveals: Reveals = reveals_nothing
+    unseen_stops: UnseenStops = no_unseen_stops
     hidden_seen: bool = False
     """Some seat had a secret at a checked point."""
     redrawn: bool = False
     """Some re-draw by ``resample`` changed a seat's secrets."""
+    replayed: int = 0
+    """Copies the step's actions were tried on."""
+    events_compared: int = 0
+    """Copies that took every action of their step, and whose events were compared."""
 
     @classmethod
     def of(
@@ -200,8 +237,8 @@ class _Watch:
         secrets: Secrets | None,
         resample: Resample | None = None,
     ) -> _Watch:
+        hook = HIDDEN_INFORMATION.get(game.name)
         if secrets is None:
-            hook = HIDDEN_INFORMATION.get(game.name)
             assert hook is not None, (
                 f"no hidden-information hook for the game {game.name!r}: add "
                 f"{game.name!r}: HiddenInformation(secrets, resample) to HIDDEN_INFORMATION in "
@@ -212,7 +249,10 @@ class _Watch:
             secrets, resample = hook.secrets, hook.resample
         text = seed.hex()
         windows = tuple(text[i : i + 16] for i in range(len(text) - 15))
-        return cls(windows, secrets, resample, random.Random(f"conformance resample {text}"))
+        rng = random.Random(f"conformance resample {text}")
+        if hook is None:
+            return cls(windows, secrets, resample, rng)
+        return cls(windows, secrets, resample, rng, hook.reveals, hook.unseen_stops)
 
     def check(self, game: Game[Any], seat: int, what: str, text: str, public: bool) -> None:
         lowered = text.lower()
@@ -253,17 +293,19 @@ class _Watch:
             view["fallback"] = str(game.fallback_action(seat))
         return view
 
-    def indistinguishable(self, game: Game[Any], seat: int) -> None:
-        """``seat`` must not tell ``game`` from copies with what it cannot see drawn again."""
+    def indistinguishable(self, game: Game[Any], seat: int) -> list[Game[Any]]:
+        """``seat`` must not tell ``game`` from copies with what it cannot see drawn again; the
+        copies, for `same_events`."""
+        twins: list[Game[Any]] = []
         if self.resample is None:
-            return
+            return twins
         secrets = self.secrets(game, seat)
         self.hidden_seen = self.hidden_seen or bool(secrets)
         seen: dict[str, Any] | None = None
         for _ in range(RESAMPLES_PER_CHECK):
             twin = self.resample(game, seat, self.rng)
             if twin is None:
-                return
+                return twins
             # A subclass planting a bug (the suite's own tests) inherits a copy() that builds
             # the engine's class: view the re-draw through the same class.
             twin.__class__ = type(game)
@@ -274,11 +316,80 @@ class _Watch:
                 f"seat {seat} can tell the game from a copy that differs only in what it may not "
                 f"see (the other seats' secrets drawn again): {_difference(seen, other)}"
             )
+            twins.append(twin)
+        return twins
+
+    def seen_events(self, events: list[Any], seat: int) -> list[Any]:
+        """The events (``(to, payload)`` pairs) delivered to ``seat``, up to the first that
+        reveals something drawn again: that one is kept as its kind alone, the rest dropped."""
+        seen = []
+        for to, data in events:
+            if to is not None and seat not in to:
+                continue
+            if self.reveals(data, seat):
+                seen.append({"kind": data.get("kind"), "reveals": "what was drawn again"})
+                break
+            seen.append(data)
+        return seen
+
+    def same_events(
+        self,
+        game: Game[Any],
+        twins: Mapping[int, list[Game[Any]]],
+        played: list[tuple[int, Any]],
+        events: list[Any],
+    ) -> None:
+        """Each seat's copies from the start of a step (``twins``), given the step's actions
+        (``played``, in order, every seat's), must deliver to that seat the events ``game``
+        delivered to it (``events``). A copy in which another seat's action is not legal is
+        left out: that seat's hand there is not one it could have played from."""
+        stops = self.unseen_stops(game)
+        for seat, copies in twins.items():
+            seen = self.seen_events(events, seat)
+            for twin in copies:
+                self.replayed += 1
+                twin.drain_events()
+                if not self._replay(twin, seat, played):
+                    continue
+                self.events_compared += 1
+                delivered = [
+                    (
+                        None if event.to is None else sorted(event.to),
+                        event.payload.model_dump(mode="json"),
+                    )
+                    for event in twin.drain_events()
+                    if event.visible_to(seat)
+                ]
+                other = self.seen_events(delivered, seat)
+                assert _events_agree(seen, other, stops), (
+                    f"seat {seat} can tell the game from a copy that differs only in what it may "
+                    f"not see (the other seats' secrets drawn again) by the events of the step "
+                    f"{[(actor, str(action)) for actor, action in played]}: "
+                    f"{_event_difference(seen, other)}"
+                )
+
+    @staticmethod
+    def _replay(twin: Game[Any], seat: int, played: list[tuple[int, Any]]) -> bool:
+        """Apply ``played`` to ``twin``; False (and stop) at another seat's action it refuses."""
+        for actor, action in played:
+            if not twin.is_legal(actor, action):
+                assert actor != seat, (
+                    f"seat {seat}'s own {action}, legal in the game, is refused in a copy that "
+                    "differs only in what the seat may not see"
+                )
+                return False
+            twin.apply(actor, action)
+        return True
 
     def finish(self) -> None:
         assert self.resample is None or self.redrawn or not self.hidden_seen, (
             "the game's resample hook never changed another seat's secrets: the "
             "indistinguishability check compared a game with itself"
+        )
+        assert self.events_compared or not self.replayed, (
+            f"every one of the {self.replayed} copies refused some seat's action of its step: "
+            "the events of a step were never compared (are the hook's copies states the other "
+            "seats could have played their actions from?)"
         )
 
 
@@ -331,10 +442,11 @@ def random_playout(
         assert steps <= max_steps, f"no end after {max_steps} steps"
         if check:
             _check_step(game)
+        twins: dict[int, list[Game[Any]]] = {}
         if watch is not None:
             watch.observations(game)
             for seat in range(game.num_seats):
-                watch.indistinguishable(game, seat)
+                twins[seat] = watch.indistinguishable(game, seat)
         trace.append(
             (
                 "observations",
@@ -342,6 +454,8 @@ def random_playout(
             )
         )
         # As the referee does: every seat due now answers, then the engine resolves the step.
+        played: list[tuple[int, Any]] = []
+        step_events: list[Any] = []
         for answered, seat in enumerate(game.to_act()):
             if watch is not None and answered:
                 # A seat answering after another in the same step must not see that answer.
@@ -362,7 +476,11 @@ def random_playout(
             events = _dump_events(game)
             if watch is not None:
                 watch.events(game, events)
+            played.append((seat, action))
+            step_events.extend(events)
             trace.append((seat, _legal_digest(legal), str(action), events))
+        if watch is not None:
+            watch.same_events(game, twins, played, step_events)
     if watch is not None:
         watch.observations(game)
         watch.finish()

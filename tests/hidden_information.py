@@ -10,14 +10,24 @@ Two hooks per game, keyed by the engine's ``name`` in `HIDDEN_INFORMATION`:
   what ``seat`` has seen; ``None`` when nothing is hidden from it now. The suite demands that
   ``seat`` cannot tell the two apart: the same observation, the same legal actions (and request
   text), the same fallback. This catches what a text match cannot: a secret under another field
-  name, one wall tile, a count or a flag that depends on another seat's hand.
+  name, one wall tile, a count or a flag that depends on another seat's hand. The copies made at
+  the start of a step then take the step's actions too, and must deliver to ``seat`` the events
+  the game delivered to it (a count or a tile of another seat's in an event).
+
+Two more, for that comparison of events, where a game needs them:
+
+- ``reveals(event, seat)``: the event kinds that show ``seat`` something ``resample`` draws again
+  (its own draw, a challenge lifting the cups, a win showing a hand); a step's events are
+  compared up to the first of them.
+- ``unseen_stops(game)``: the event kinds after which the game may wait for a decision ``seat``
+  cannot know is due (a mahjong claim, when only the seats able to claim are asked).
 """
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,14 +41,39 @@ legitimately knows (its own dice), since a text match cannot tell the two apart.
 Resample = Callable[[Any, int, random.Random], Any]
 """``resample(game, seat, rng)``: a copy of ``game`` with what ``seat`` cannot see drawn again
 from ``rng`` (consistent with what it has seen), or ``None`` when nothing is hidden from it. The
-copy only has to be good for ``seat``'s view (observation, legal actions, fallback); the other
-seats' cached options may be stale in it."""
+copy must be a state the game could be in, the other seats' legal actions included: the suite
+compares ``seat``'s view of it (observation, legal actions, fallback), then applies the step's
+actions to it, the other seats' too (a copy in which one of those is not legal is left out)."""
+
+Reveals = Callable[[Mapping[str, Any], int], bool]
+"""``reveals(event, seat)``: whether ``event`` (a payload as JSON), delivered to ``seat``, shows it
+something ``resample`` draws again, so that from there on the step's events may differ between
+the game and a copy. Name the event kinds (and, for a kind that reveals only to some seats,
+which): every other event of a step must be the same in every copy."""
+
+UnseenStops = Callable[[Any], frozenset[str]]
+"""``unseen_stops(game)``: the kinds of event after which ``game`` may stop for a decision that a
+seat cannot know is due, and so end a step there in the game and go on in a copy (or the other
+way round): the suite then takes one step's events as the start of the other's."""
+
+
+def reveals_nothing(event: Mapping[str, Any], seat: int) -> bool:
+    """The ``reveals`` hook of a game whose events never show what ``resample`` draws again."""
+    return False
+
+
+def no_unseen_stops(game: Any) -> frozenset[str]:
+    """The ``unseen_stops`` hook of a game that asks for a decision only on what every seat
+    sees."""
+    return frozenset()
 
 
 @dataclass(frozen=True)
 class HiddenInformation:
     secrets: Secrets
     resample: Resample
+    reveals: Reveals = reveals_nothing
+    unseen_stops: UnseenStops = no_unseen_stops
 
 
 def _compact(data: Any) -> str:
@@ -83,6 +118,11 @@ def _liars_dice_resample(game: Any, seat: int, rng: random.Random) -> Any:
         for other, hand in enumerate(twin.hands)
     ]
     return twin
+
+
+def _liars_dice_reveals(event: Mapping[str, Any], seat: int) -> bool:
+    """A challenge lifts every cup (and, in a series, who lost decides the next round)."""
+    return event["kind"] == "reveal"
 
 
 # -- mahjong ----------------------------------------------------------------------------------
@@ -131,7 +171,8 @@ def _mahjong_resample(game: Any, seat: int, rng: random.Random) -> Any:
     """Deal the other seats' concealed tiles and the undrawn wall again from the same tiles: each
     other seat keeps its number of concealed tiles, a flower in the wall keeps its place (it is
     exposed the moment it is drawn), and a claim another seat has already answered this step
-    becomes a pass. Concealed kongs stay as they are (their tiles are four of a kind)."""
+    becomes a pass. Concealed kongs stay as they are (their tiles are four of a kind). Every due
+    seat's legal actions are then computed afresh from the new hands."""
     from arena.games.mahjong.actions import PASS_ACTION
     from arena.games.mahjong.state import DISCARD
     from arena.games.mahjong.tiles import FLOWER_BASE
@@ -162,7 +203,54 @@ def _mahjong_resample(game: Any, seat: int, rng: random.Random) -> Any:
     s.answers = {
         other: action if other == seat else PASS_ACTION for other, action in s.answers.items()
     }
+    # The engine caches every due seat's options; a copy carrying the cache would offer what
+    # the game offers whatever its hands, and comparing the two would prove nothing.
+    s.legal = mahjong_options_afresh(s)
     return twin
+
+
+def mahjong_options_afresh(state: Any) -> dict[int, list[Any]]:
+    """Each due seat's legal actions computed from ``state`` by the engine's own option
+    functions, as the engine builds its cache (``HandState.legal``) at each step: on a turn the
+    seat's turn options; on a discard each seat still due its claims and ``pass`` (a seat due
+    with no claim, under ``claims_ask_every_seat``, is offered ``pass`` alone); on a tile added
+    to a pon ``ron`` and ``pass``, or ``pass`` alone. The seats due stay the game's: in a copy a
+    seat asked in the game may have no claim left, and is offered ``pass`` alone (who else is
+    asked is not a seat's to see)."""
+    from arena.games.mahjong.actions import PASS_ACTION, RON_ACTION
+    from arena.games.mahjong.options import claim_options, enough_tai, turn_options
+    from arena.games.mahjong.payments import ROB_WIN
+    from arena.games.mahjong.state import CLAIM, DISCARD, ROB
+
+    if state.phase == DISCARD:
+        return {state.turn: turn_options(state, state.turn)}
+    tile, origin = state.claim_tile, state.claim_from
+    if state.phase == CLAIM:
+        return {
+            seat: [*claim_options(state, seat, tile, origin), PASS_ACTION] for seat in state.due
+        }
+    if state.phase == ROB:
+        return {
+            seat: [RON_ACTION, PASS_ACTION]
+            if state.wins_on(seat, tile) and enough_tai(state, seat, ROB_WIN, tile, origin)
+            else [PASS_ACTION]
+            for seat in state.due
+        }
+    return {}
+
+
+def _mahjong_reveals(event: Mapping[str, Any], seat: int) -> bool:
+    """A seat's own draw shows it a tile of the wall; a win shows the winner's hand."""
+    kind = event["kind"]
+    return kind == "win" or (kind == "draw" and event["seat"] == seat)
+
+
+def _mahjong_unseen_stops(game: Any) -> frozenset[str]:
+    """Unless every seat is asked after every discard (``claims_ask_every_seat``), a discard or
+    a tile added to a pon stops the game only when some seat can claim (or rob) it."""
+    if game.rules.claims_ask_every_seat:
+        return frozenset()
+    return frozenset({"discard", "kong"})
 
 
 # -- 1A2B -------------------------------------------------------------------------------------
@@ -205,10 +293,19 @@ def _bulls_cows_resample(game: Any, seat: int, rng: random.Random) -> Any:
     return twin
 
 
+def _bulls_cows_reveals(event: Mapping[str, Any], seat: int) -> bool:
+    """Solve: the referee's answer tells how close a guess is to its secret. Both modes: the
+    codes shown at the end."""
+    kind = event["kind"]
+    return kind == "reveal" or (kind == "answer" and event["seat"] is None)
+
+
 HIDDEN_INFORMATION: dict[str, HiddenInformation] = {
-    "bulls_cows": HiddenInformation(_bulls_cows_secrets, _bulls_cows_resample),
-    "liars_dice": HiddenInformation(_liars_dice_secrets, _liars_dice_resample),
-    "mahjong": HiddenInformation(_mahjong_secrets, _mahjong_resample),
+    "bulls_cows": HiddenInformation(_bulls_cows_secrets, _bulls_cows_resample, _bulls_cows_reveals),
+    "liars_dice": HiddenInformation(_liars_dice_secrets, _liars_dice_resample, _liars_dice_reveals),
+    "mahjong": HiddenInformation(
+        _mahjong_secrets, _mahjong_resample, _mahjong_reveals, _mahjong_unseen_stops
+    ),
 }
 """What each seat must not see, per game. A game of perfect information has an entry too
 (``HiddenInformation(no_secrets, no_resample)``), so that a new game cannot skip the
