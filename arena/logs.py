@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 from pathlib import Path
@@ -48,6 +49,66 @@ class _CurrentStderrHandler(logging.StreamHandler):
         pass
 
 
+class _LogFileHandler(logging.FileHandler):
+    """The JSON log file, given up at its first failed write (a full disk, an I/O error): one
+    ``warning:`` line on stderr names the file and the error, then nothing more is written to
+    it. The stock handler prints a ``--- Logging error ---`` traceback for every line logged
+    after that, thousands of them in a league, and the terminal drowns.
+
+    The command goes on: a log is not the results (a league's database, a match's record), and
+    stopping a league hours in, or a server with bots at its tables, for want of a log would
+    lose more than the log. Those writes are the ones that must not be lost, and they report
+    their own failures."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, encoding="utf-8")
+        self.path = path
+        self.given_up = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        # Not even an attempt: the stock handler would reopen the file it closed.
+        if not self.given_up:
+            super().emit(record)
+
+    def flush(self) -> None:
+        if self.given_up:
+            return
+        try:
+            super().flush()
+        except OSError as exc:
+            # A flush outside `emit` (at exit, or when the logging is set up again).
+            self._give_up(exc)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        failure = sys.exc_info()[1]
+        if not isinstance(failure, OSError):
+            # A record that cannot be formatted is a bug to see, with its traceback.
+            super().handleError(record)
+            return
+        self._give_up(failure)
+
+    def _give_up(self, failure: OSError) -> None:
+        if self.given_up:
+            return
+        self.given_up = True
+        why = failure.strerror or str(failure) or type(failure).__name__
+        # Straight to stderr, not through logging: this handler is inside a write of its own,
+        # and the console's level (warning by default, error if asked) must not hide it. A
+        # stderr that fails too (closed, a pipe gone) must not turn a log line into a crash.
+        with contextlib.suppress(OSError, ValueError):
+            print(
+                f"warning: cannot write the log file {self.path} ({why}): logging to it stops; "
+                "the run goes on",
+                file=sys.stderr,
+                flush=True,
+            )
+        stream, self.stream = self.stream, None
+        if stream is not None:
+            # Closing flushes what is still buffered, and fails as the write did.
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
 def _traceback_without_locals(colors: bool) -> structlog.dev.RichTracebackFormatter:
     """Rich's traceback as structlog prints it by default, but without each frame's local
     variables: a server frame holds bots' ``Hello`` messages (their tokens), resume tokens and
@@ -68,7 +129,9 @@ def configure_logging(level: str = "warning", json_file: Path | None = None) -> 
 
     Context bound with ``structlog.contextvars`` (match, game, seat) appears in both. An
     unknown level or a ``json_file`` that cannot be written raises `LogSetupError` before
-    anything is changed.
+    anything is changed. A ``json_file`` that fails a write later (a full disk) is given up
+    with one ``warning:`` line on stderr (`_LogFileHandler`), once in each process that logs
+    to it (a league's workers each have their own).
     """
     global _settings, _installed
     numeric = logging.getLevelNamesMapping()[check_log_level(level).upper()]
@@ -93,7 +156,7 @@ def configure_logging(level: str = "warning", json_file: Path | None = None) -> 
     if json_file is not None:
         try:
             json_file.parent.mkdir(parents=True, exist_ok=True)
-            to_file = logging.FileHandler(json_file, encoding="utf-8")
+            to_file = _LogFileHandler(json_file)
         except OSError as exc:
             raise LogSetupError(
                 f"cannot write JSON logs to {json_file}: {why_not_written(json_file, exc)}"

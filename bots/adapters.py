@@ -268,7 +268,11 @@ class MqttAdapter(ServerAdapter):
             await stack.aclose()
             reason = connack_refusal(exc.rc) if isinstance(exc, aiomqtt.MqttCodeError) else None
             if reason is not None:
-                raise AdapterRefused(login_refused_message(self.host, self.port, reason)) from None
+                raise AdapterRefused(
+                    login_refused_message(
+                        self.host, self.port, reason, with_login=self.username is not None
+                    )
+                ) from None
             tls = tls_failure(exc) if self.tls else None
             if tls is not None:
                 raise AdapterRefused(tls_failure_message(self.host, self.port, tls)) from None

@@ -98,10 +98,15 @@ def connack_refusal(rc: object) -> str | None:
     return _LOGIN_REFUSED.get(code - 130 if code in (134, 135) else code)
 
 
-def login_refused_message(host: str, port: int, reason: str) -> str:
+def login_refused_message(host: str, port: int, reason: str, *, with_login: bool) -> str:
+    """A refused login in one line. ``with_login``: the URL gave a user (and password), which
+    are then what to check; a URL without them met a broker that wants them."""
+    refused = f"the MQTT broker at {host}:{port} refused the login ({reason})"
+    if with_login:
+        return f"{refused}: check the user and password in the URL"
     return (
-        f"the MQTT broker at {host}:{port} refused the login ({reason}): check the user and "
-        "password in the URL"
+        f"{refused}: it wants a user and password, and the URL gives none "
+        "(mqtt://USER:PASSWORD@HOST:PORT)"
     )
 
 

@@ -136,13 +136,16 @@ class ArenaServer:
             self.hub, config.host, config.port, ping_interval_s=config.ping_interval_s
         )
         self.port = next(iter(self.websocket.sockets)).getsockname()[1]
-        log.info("listening", url=self.url, open=self.hub.tokens.open)
         if self.mqtt_address is not None:
             try:
                 await self._start_mqtt(self.mqtt_address)
             except BaseException:
                 await self.stop()
                 raise
+        # Said once the broker has taken the server too: logged before, it announced a server
+        # that a refused login then stopped. (The port is bound first all the same, so a port
+        # in use fails before an embedded broker is started, and port 0 has its number.)
+        log.info("listening", url=self.url, open=self.hub.tokens.open)
 
     async def _start_mqtt(self, broker: BrokerUrl) -> None:
         host, port = broker.host, broker.port

@@ -49,7 +49,7 @@ from arena.server.hub import Connection, Hub, Role
 from arena.server.sessions import MQTT_TRANSPORT, FloodGuard
 from arena.transports.mqtt_refusals import (
     login_refused,
-    login_refused_message,
+    server_login_refused_message,
     subscription_refused,
     tls_failure,
     tls_failure_message,
@@ -466,7 +466,10 @@ class MqttBridge:
             reason = login_refused(exc)
             if reason is not None:
                 raise self._fatal(
-                    "mqtt_login_refused", login_refused_message(self.host, self.port, reason)
+                    "mqtt_login_refused",
+                    server_login_refused_message(
+                        self.host, self.port, reason, with_login=login is not None
+                    ),
                 ) from None
             tls = tls_failure(exc) if self.tls else None
             if tls is not None:

@@ -136,8 +136,10 @@ async def test_the_broker_refuses_a_client_that_could_only_intrude(
 
 async def test_another_server_is_refused_the_brokers_up_topics() -> None:
     async with embedded_server() as (_server, port):
-        # Its client id is the server kind, which only the broker's own server may use.
-        with pytest.raises(ArenaError, match=r"refused the login \(not authorized\)"):
+        # Its client id is the server kind, which only the broker's own server may use. The
+        # error says so, not "check the user and password" of a URL that gives none
+        # (tests/network/test_mqtt_login_refused_wording.py).
+        with pytest.raises(ArenaError, match=r"refused the login \(not authorized\), and the URL"):
             async with running_server(mqtt=f"mqtt://{LOOPBACK}:{port}"):
                 pass
 
