@@ -25,50 +25,68 @@ and a 1A2B draw ½; a mahjong hand's score is the bot's points (copies added). T
 ``null``, never ``Infinity`` or ``NaN``. Plain SQL reads it, e.g.
 ``SELECT key, seconds, json_extract(summary, '$.games') FROM matches``. What is read back is
 checked against what the store writes (each column's type, each JSON cell's shape, a score for
-every bot of the match): a file edited into another shape is damaged, a one-line `StoreError`
-naming the cell, never a traceback where the value is used.
+every bot of the match, as many ``games`` rows as the match's summary counts): a file edited into
+another shape is damaged, a one-line `StoreError` naming the cell, never a traceback where the
+value is used.
 
 The file is in WAL journal mode, so a program reading it (``sqlite3`` in another terminal) never
 stops a league from storing its matches; while it is open the file has ``-wal`` and ``-shm``
 companions in its directory. A read or write that finds the file locked by another writer
 retries for up to ``timeout_s`` (`LOCK_TIMEOUT_S`), then fails with a `StoreError`. Opening
 (`arena.store_open`) refuses a file that is not a results file (another program's tables, or
-ours with other columns) and writes nothing into it; ``read_only`` opening writes nothing at
-all. A store may be used from any thread, one call at a time (a league on a server stores its
-matches from a worker thread, so that a wait for the lock never stops the event loop its tables
-play on).
+ours with other columns) and writes nothing into it; ``read_only`` opening writes nothing into
+the file (the -wal and -shm SQLite makes beside a read-only one are left writable to their
+owner, so that they stop no later run; a run gets past such files left read-only without
+removing them). A store that writes checks after each write, and when it closes, that its path
+still names the file it has open: a file removed meanwhile is written back, one replaced is left
+alone and what the store held saved beside it (`ResultStore._keep_in_place`). A store may be used
+from any thread, one call at a time (a league on a server stores its matches from a worker
+thread, so that a wait for the lock never stops the event loop its tables play on).
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import math
+import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+import structlog
+
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 from arena.matches.stats import finite_json
 from arena.store_open import (
+    RESULTS_FILE_MODE,
     TABLES,
     ReadOnlyStoreError,
+    ResultsReplacedError,
     StoreError,
+    blocking_companions,
     busy,
     check_read_only,
+    companions,
     connect,
     connect_read_only,
     create_schema,
+    make_companions_writable,
+    make_writable,
     needs_schema,
     no_shm_here,
     owner_only,
     use_wal,
 )
+
+log = structlog.get_logger(__name__)
 
 # Reached through this module (``arena.store._TABLES``, ``_no_shm_here``) by tests written
 # before the opening code had a module of its own.
@@ -101,6 +119,46 @@ class StoredLeague:
     finished: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class _OpenFile:
+    """Which file a path names (device and inode), and its mode."""
+
+    device: int
+    inode: int
+    mode: int = field(compare=False)
+
+    @classmethod
+    def at(cls, path: Path) -> _OpenFile:
+        found = os.stat(path)
+        return cls(found.st_dev, found.st_ino, stat.S_IMODE(found.st_mode))
+
+
+def _opened(path: Path) -> _OpenFile:
+    """The file just opened at ``path``: what the path names right after SQLite opened it."""
+    try:
+        return _OpenFile.at(path)
+    except OSError as exc:
+        raise StoreError(f"{path}: {exc.strerror or exc}") from None
+
+
+def _new_file_beside(path: Path, mode: int) -> Path:
+    """A new empty file beside ``path`` with ``mode``, named for what it is:
+    ``NAME.saved-<UTC time>[-N].SUFFIX`` (a results file still, for ``--db``)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    for attempt in itertools.count():
+        extra = f"-{attempt}" if attempt else ""
+        copy = path.with_name(f"{path.stem}.saved-{stamp}{extra}{path.suffix}")
+        try:
+            # Created owner-only, as a new results file is (it holds the league's seed), then
+            # given the mode the owner gave the file it copies.
+            os.close(os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL, RESULTS_FILE_MODE))
+        except FileExistsError:
+            continue
+        copy.chmod(mode)
+        return copy
+    raise AssertionError("unreachable")
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -114,23 +172,39 @@ class ResultStore:
 
     ``read_only`` opens an existing results file for reading and changes nothing in it (no
     schema, no journal mode). ``timeout_s`` bounds each read or write's wait for another
-    program's lock (default `LOCK_TIMEOUT_S`)."""
+    program's lock (default `LOCK_TIMEOUT_S`).
+
+    A store that writes makes sure, after each write and when it closes, that its path still
+    names the file it has open (`_keep_in_place`): a file removed meanwhile is written back
+    (``on_warning`` hears so, in one line; without it, a structlog warning), and one replaced
+    by another file is saved beside it instead (`ResultsReplacedError`)."""
 
     def __init__(
-        self, path: Path, *, read_only: bool = False, timeout_s: float | None = None
+        self,
+        path: Path,
+        *,
+        read_only: bool = False,
+        timeout_s: float | None = None,
+        on_warning: Callable[[str], None] | None = None,
     ) -> None:
         self.path = path
         self.read_only = read_only
         self.timeout_s = LOCK_TIMEOUT_S if timeout_s is None else timeout_s
-        busy_wait = min(self.timeout_s, _BUSY_WAIT_S)
+        self._busy_wait = min(self.timeout_s, _BUSY_WAIT_S)
+        self._on_warning = on_warning
         self._lock = threading.RLock()
+        self._companions_before = {each for each in companions(path) if each.exists()}
+        self._open_file: _OpenFile | None = None
+        self._wal: _OpenFile | None = None
+        """The -wal SQLite made for the open file, once it is there (`_retire`)."""
         try:
             if read_only:
-                self._db = connect_read_only(path, busy_wait)
+                self._db = connect_read_only(path, self._busy_wait)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 owner_only(path)
-                self._db = connect(path, busy_wait)
+                make_companions_writable(path)
+                self._db = connect(path, self._busy_wait)
         except sqlite3.Error as exc:
             raise StoreError(f"{path}: cannot use as a results database: {exc}") from None
         except OSError as exc:
@@ -139,7 +213,11 @@ class ResultStore:
             about_path = exc.filename in (None, str(path)) and exc.strerror
             raise StoreError(f"{path}: {exc.strerror if about_path else exc}") from None
         try:
+            if not read_only:
+                self._open_file = _opened(path)
             self._open()
+            if not read_only:
+                self._note_wal()
         except BaseException:
             self._db.close()
             raise
@@ -147,15 +225,173 @@ class ResultStore:
     def __enter__(self) -> ResultStore:
         return self
 
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: type[BaseException] | None, *_exc: object) -> None:
+        if exc_type is None:
+            self.close()
+            return
+        # What stopped the caller is what it reports; what closing found is said beside it.
+        try:
+            self.close()
+        except StoreError as exc:
+            self._warn(str(exc))
 
     def close(self) -> None:
+        """Close the file: one that writes first makes sure what it holds is at its path (or
+        saved beside it: `ResultsReplacedError`); one that reads leaves the -wal and -shm
+        SQLite made beside a read-only file writable to their owner."""
         try:
             with self._lock:
-                self._db.close()
+                try:
+                    self._keep_in_place()
+                finally:
+                    self._db.close()
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot close the results database: {exc}") from None
+        if self.read_only:
+            made = [each for each in companions(self.path) if each not in self._companions_before]
+            make_writable(each for each in made if each.exists())
+
+    def _warn(self, text: str) -> None:
+        if self._on_warning is not None:
+            self._on_warning(text)
+        else:
+            log.warning("results_file", message=text)
+
+    # -- the file at its path -----------------------------------------------------------------
+
+    def _keep_in_place(self) -> None:
+        """Make sure the path still names the file this store writes; else save what it holds.
+
+        A file removed while open (``rm``) is still the open connection's until it closes, and
+        then gone with every match in it; SQLite in WAL mode goes on writing it without a word.
+        So: a path that names nothing now gets the file written back; a path that names another
+        file keeps that one, and what this store holds is saved beside it
+        (`ResultsReplacedError`, after which the store writes the saved copy)."""
+        held = self._open_file
+        if held is None:
+            return
+        wal = companions(self.path)[0]
+        try:
+            now: _OpenFile | None = _OpenFile.at(self.path)
+        except FileNotFoundError:
+            now = None
+        except OSError:
+            return  # the path cannot be looked at (a directory made unreadable): no verdict
+        if now == held:
+            self._note_wal()
+            return
+        what = "removed" if now is None else "replaced by another file"
+        copy = self._save_copy(held, what)
+        self._retire(wal)
+        if now is None and self._put_back(copy):
+            self._warn(
+                f"{self.path} was removed while the league used it: what it held is written "
+                "back to it, nothing lost"
+            )
+            return
+        if now is None:
+            why = "cannot be written back (another program has it open, or a file took its place)"
+        else:
+            why = "that file is left as it is"
+        gone = self.path
+        self._reopen(copy)
+        raise ResultsReplacedError(
+            f"{gone} was {what} while the league used it; {why}, and this league's results are "
+            f"saved to {copy}: resume with --db {copy} (or move it to {gone} once nothing else "
+            "needs that name)",
+            copy,
+        )
+
+    def _note_wal(self) -> None:
+        """Which file the -wal beside the open file is, once SQLite has made it (at the first
+        transaction in WAL mode), for `_retire`."""
+        if self._wal is None:
+            with contextlib.suppress(OSError):
+                self._wal = _OpenFile.at(companions(self.path)[0])
+
+    def _save_copy(self, held: _OpenFile, what: str) -> Path:
+        """Copy the open file (its committed transactions) to a new file beside its path."""
+        copy = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            copy = _new_file_beside(self.path, held.mode)
+            target = sqlite3.connect(copy)
+            try:
+                self._db.backup(target)
+            finally:
+                target.close()
+        except (OSError, sqlite3.Error) as exc:
+            if copy is not None:
+                copy.unlink(missing_ok=True)  # a copy cut short is no copy
+            raise StoreError(
+                f"{self.path} was {what} while the league used it, and what it held cannot "
+                f"be saved beside it: {exc}"
+            ) from None
+        return copy
+
+    def _retire(self, wal: Path) -> None:
+        """Close the connection to the file that left the path (its contents are copied), with
+        its -wal and -shm when the -wal at the path is still its own.
+
+        Closed as it is, a connection to a file that moved leaves them behind (SQLite will not
+        fold a -wal into a file no longer at its path), where the next file of that name would
+        take them for its own. Leaving WAL mode is SQLite's own way to remove them: under the
+        file's exclusive lock, so never while another program has the file open; the statement
+        then fails (the file has moved), which does not matter. A -wal that is not its own
+        (another file's, moved in with it) is left alone: closing removes nothing then."""
+        try:
+            own = self._wal is not None and _OpenFile.at(wal) == self._wal
+        except OSError:
+            own = False
+        if own:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("PRAGMA journal_mode = DELETE")
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+
+    def _put_back(self, copy: Path) -> bool:
+        """Make the saved ``copy`` the file at the path again, if nothing took its place and
+        nothing of the removed file is left beside it (another program that has it open keeps
+        its -wal and -shm, which the copy must not take for its own); False (and ``copy``
+        kept) otherwise."""
+        if any(each.exists() for each in companions(self.path)):
+            return False
+        try:
+            os.link(copy, self.path)  # never over a file that appeared meanwhile
+        except FileExistsError:
+            return False
+        except OSError:
+            # A file system without hard links: a rename, after one more look.
+            if self.path.exists():
+                return False
+            try:
+                copy.replace(self.path)
+            except OSError:
+                return False
+        else:
+            copy.unlink()
+        self._reopen(self.path)
+        return True
+
+    def _reopen(self, path: Path) -> None:
+        """Go on writing ``path`` (the file written back, or the saved copy)."""
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()  # closing twice is harmless
+        db = connect(path, self._busy_wait)
+        try:
+            db.execute("PRAGMA foreign_keys = ON")
+            use_wal(db)
+            self._open_file = _opened(path)
+        except sqlite3.Error as exc:
+            db.close()
+            raise StoreError(f"{path}: cannot use as a results database: {exc}") from None
+        except StoreError:
+            db.close()
+            raise
+        self._db = db
+        self.path = path
+        self._wal = None
+        self._note_wal()
 
     # -- opening ------------------------------------------------------------------------------
 
@@ -180,7 +416,11 @@ class ResultStore:
     def _write(self, what: str, op: Callable[[], T]) -> T:
         # IMMEDIATE takes the write lock first, where SQLite waits for it, instead of at the
         # first write, where it may fail at once (a deadlock with another writer).
-        return self._attempt(what, op, begin="BEGIN IMMEDIATE")
+        with self._lock:
+            result = self._attempt(what, op, begin="BEGIN IMMEDIATE")
+            # After the write, so that what it wrote is kept too.
+            self._keep_in_place()
+            return result
 
     def _attempt(self, what: str, op: Callable[[], T], *, begin: str | None) -> T:
         """``op`` (within ``begin`` … COMMIT unless ``begin`` is None), tried again with a
@@ -219,6 +459,19 @@ class ResultStore:
         code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
         if code == sqlite3.SQLITE_CANTOPEN and not self.read_only and self.path.is_file():
             return f"{exc} (SQLite writes a -wal file beside it: is the directory writable?)"
+        if code == sqlite3.SQLITE_IOERR and not self.read_only:
+            # SQLite's words name no cause; these are the usual ones on a machine that works.
+            return f"{exc} (a full disk, or a file size limit, is the usual cause)"
+        stale = [] if self.read_only else blocking_companions(self.path)
+        if code == sqlite3.SQLITE_READONLY and stale:
+            # Another user's, left by a connection that could only read (this user's own are
+            # made writable when the store opens: `make_companions_writable`).
+            names = " and ".join(str(each) for each in stale)
+            return (
+                f"{exc}: {names} {'is' if len(stale) == 1 else 'are'} read-only to this process "
+                "(left by a program that could only read it); make them writable, or remove "
+                "them when no program has the results file open"
+            )
         return str(exc)
 
     def _once(self, op: Callable[[], T], begin: str | None) -> T:
@@ -435,11 +688,22 @@ class ResultStore:
         return found
 
     def stored_keys(self, league: StoredLeague) -> set[str]:
+        """The keys of the stored matches of ``league``; a match whose ``games`` rows are not
+        the games its summary counts is damaged (a resume would take it as played)."""
+
         def read() -> set[str]:
             rows = self._db.execute(
-                "SELECT id, key FROM matches WHERE league_id = ?", (league.id,)
+                "SELECT id, key, summary, "
+                "(SELECT count(*) FROM games WHERE games.match_id = matches.id) "
+                "FROM matches WHERE league_id = ?",
+                (league.id,),
             ).fetchall()
-            return {_text(key, f"matches.key (id {match_id})") for match_id, key in rows}
+            keys = set()
+            for match_id, key, summary, games in rows:
+                cell = f"matches.summary (id {match_id})"
+                keys.add(_text(key, f"matches.key (id {match_id})"))
+                _check_game_count(match_id, key, _object(_parse(summary, cell), cell), games)
+            return keys
 
         return self._read(f"read the matches of {league.name!r}", read)
 
@@ -538,14 +802,30 @@ def _match(row: tuple[Any, ...], game_rows: list[tuple[Any, ...]]) -> MatchOutco
         raise _Damaged(f"{cell('bots')}: {_shown(names)} is not a list of bot names")
     counts = _object(_parse(penalties, cell("penalties")), cell("penalties"))
     plan = MatchPlan(_integer(index, cell("idx")), tuple(names), _text(seed, cell("seed")))
+    found = _object(_parse(summary, cell("summary")), cell("summary"))
+    _check_game_count(match_id, plan.key, found, len(game_rows))
     return MatchOutcome(
         plan,
         [_game(match_id, plan.bots, game) for game in game_rows],
-        _object(_parse(summary, cell("summary")), cell("summary")),
+        found,
         _number(seconds, cell("seconds")),
         _optional_text(record, cell("record")),
         {bot: _integer(n, f"{cell('penalties')} of {bot!r}") for bot, n in counts.items()},
     )
+
+
+def _check_game_count(match_id: object, key: object, summary: dict[str, Any], stored: int) -> None:
+    """A match's ``games`` rows are the games its summary counts (``games``, in every format's
+    summary; one without it, as the tests write, is not checked): rows deleted by hand would
+    otherwise leave a match that shows fewer games, and that a resume takes as played."""
+    counted = summary.get("games")
+    if type(counted) is int and counted != stored:
+        raise _Damaged(
+            f"match {_shown(key)} (matches id {match_id}): its summary counts {counted:,} games, "
+            f"the games table holds {stored:,} of them; a resume plays it again once it is "
+            f"deleted (DELETE FROM games WHERE match_id = {match_id}; DELETE FROM matches WHERE "
+            f"id = {match_id})"
+        )
 
 
 def _game(match_id: int, bots: tuple[str, ...], row: tuple[Any, ...]) -> GameOutcome:

@@ -3,15 +3,19 @@ refuse a file that is not ours before anything is written to it.
 
 A file another program made (its tables, and ``user_version`` 0), or ours with other columns, is
 refused with a `StoreError`; a file of ours from before the schema was complete gets the missing
-tables. A ``read_only`` opening changes nothing at all, not even the journal files beside it.
+tables. A ``read_only`` opening changes nothing in the file (the -wal and -shm files SQLite may make
+beside a read-only one are left writable to their owner: `make_companions_writable`).
 The store's errors are defined here, since opening is where they are first raised.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sqlite3
+import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from arena.errors import ArenaError
@@ -74,6 +78,17 @@ class StoreError(ArenaError):
 class ReadOnlyStoreError(StoreError):
     """A write to a results file this process may only read (the file, or its directory, is
     read-only): reading it (``read_only``) works."""
+
+
+class ResultsReplacedError(StoreError):
+    """The results file was replaced by another file while the store had it open (or removed,
+    and could not be written back): whatever is at the path now is left as it is, and what the
+    store held is saved to ``saved`` instead, where the store goes on writing
+    (`arena.store.ResultStore`)."""
+
+    def __init__(self, message: str, saved: Path) -> None:
+        super().__init__(message)
+        self.saved = saved
 
 
 _READONLY_DIRECTORY = 1544
@@ -148,8 +163,61 @@ def owner_only(path: Path) -> None:
         raise OSError(exc.errno, exc.strerror, str(path)) from None
 
 
+def companions(path: Path) -> tuple[Path, Path]:
+    """The -wal and -shm files SQLite keeps beside a WAL file while it is open."""
+    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def make_companions_writable(path: Path) -> None:
+    """Give this user write permission on a -wal or -shm of ``path`` that is its own and
+    lacks it, so that a connection that writes can use them (`make_writable`).
+
+    A read-only connection to a WAL file whose directory it can write makes the two files
+    with the file's mode (so, of a read-only file, read-only ones) and, not being a writer,
+    never removes them; a connection that writes then finds a -shm it cannot write and fails
+    with "attempt to write a readonly database", though the file and its directory are
+    writable. Nothing is removed here: a -wal may hold committed changes not yet in the file,
+    and another program may be using both; a mode is all that changes, which no program that
+    has them open notices. Files of another user are left as they are
+    (`blocking_companions` names them)."""
+    make_writable(companions(path))
+
+
+def make_writable(files: Iterable[Path]) -> None:
+    """Add the owner's write permission to each of ``files`` that is this user's regular file
+    and lacks it; best effort (a file that cannot be changed is reported when SQLite fails on
+    it)."""
+    for each in files:
+        try:
+            found = each.lstat()
+        except OSError:
+            continue
+        if (
+            stat.S_ISREG(found.st_mode)
+            and found.st_uid == os.geteuid()
+            and not found.st_mode & stat.S_IWUSR
+        ):
+            with contextlib.suppress(OSError):
+                each.chmod(stat.S_IMODE(found.st_mode) | stat.S_IWUSR)
+
+
+def blocking_companions(path: Path) -> list[Path]:
+    """The -wal and -shm files of ``path`` that this process cannot write, though it can write
+    ``path``: what stops it writing there (a read-only ``path`` is the cause of its own)."""
+    if not os.access(path, os.W_OK):
+        return []
+    return [
+        companion
+        for companion in companions(path)
+        if companion.is_file() and not os.access(companion, os.W_OK)
+    ]
+
+
 def connect_read_only(path: Path, busy_wait: float) -> sqlite3.Connection:
-    """A connection that reads ``path`` and changes nothing in it or beside it."""
+    """A connection that reads ``path`` and changes nothing in it. Beside it, only a file that
+    this process cannot write, in a directory it can, gets the -wal and -shm SQLite makes to
+    read a WAL file (and, not writing, never removes): `ResultStore` makes them writable to
+    their owner when it closes, so that they stop no later run (`make_companions_writable`)."""
     wal_before = path.with_name(path.name + "-wal").exists()
     if not wal_before and _writable_here(path):
         # A read-only connection to a WAL file leaves -wal and -shm behind when it closes

@@ -33,7 +33,7 @@ from arena.matches.liars_dice_series import (
     play_refereed,
 )
 from arena.matches.stats import CONFIDENCE, Interval, clustered_mean_interval, difference_interval
-from arena.processes import run_in_processes
+from arena.processes import WorkerDiedError, run_in_processes
 from bots.liars_dice import PERSONALITIES, LiarsDiceBot, group_members
 from bots.liars_dice.bayes import raise_failed_save
 from bots.liars_dice.opponent_model import TablesSaveError
@@ -259,12 +259,19 @@ def run_gauntlet(
             for name in chosen
         ]
     else:
-        duels = run_in_processes(
-            gauntlet_duel,
-            [(bot_name, settings, name, games, seed_text, driver, opener) for name in chosen],
-            min(jobs, len(chosen)),
-            on_done=None if progress is None else lambda duel: progress(duel.games),
-        )
+        try:
+            duels = run_in_processes(
+                gauntlet_duel,
+                [(bot_name, settings, name, games, seed_text, driver, opener) for name in chosen],
+                min(jobs, len(chosen)),
+                on_done=None if progress is None else lambda duel: progress(duel.games),
+            )
+        except WorkerDiedError as exc:
+            playing = None if exc.call is None else f"playing {bot_name} against {chosen[exc.call]}"
+            raise ArenaError(
+                f"{exc.line(playing)} (seed {seed_text!r}); the other workers are stopped, and "
+                "a gauntlet is reported only once every personality is played"
+            ) from exc
     seconds = time.perf_counter() - started
     return Gauntlet(bot_name, games, seed_text, duels, seconds, driver, opener)
 

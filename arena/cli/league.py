@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import typer
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
 from arena.cli.common import (
@@ -27,6 +30,7 @@ from arena.cli.league_others import (
     note_other_leagues,
     nothing_to_show,
     print_league_list,
+    show_id_line,
 )
 from arena.cli.mahjong_match import claim_timing_note
 from arena.cli.serve import server_url
@@ -50,7 +54,8 @@ from arena.leagues.runner import (
 from arena.leagues.standings import MatchLine, Standing, match_lines, standings
 from arena.matches.seating import HANDS_PER_ROUND
 from arena.matches.stats import Interval
-from arena.store import ReadOnlyStoreError, ResultStore
+from arena.store import ReadOnlyStoreError, ResultsReplacedError, ResultStore
+from arena.store_open import blocking_companions
 
 out = output_console()
 err = output_console(stderr=True)
@@ -381,7 +386,9 @@ def league(
             records=records,
         )
     except ArenaError as exc:
-        fail(str(exc))
+        # --show needs the config's files only to find its league: the file holds the league
+        # as it was played, which --show --id shows without them.
+        fail(f"{exc}{_stored_ids_hint(config_file, db)}" if show else str(exc))
     again = LeagueCommand(
         config_file=config_file,
         db=db,
@@ -410,13 +417,14 @@ def league(
         output_directory(config.records, "records directory")
     incomplete: LeagueIncompleteError | None = None
     run: LeagueRun | None = None
+    playing = _Playing()
     try:
         # --show writes nothing, so a read-only file works and another program's file is kept.
-        with ResultStore(db, read_only=show) as store:
+        with ResultStore(db, read_only=show, on_warning=_warn) as store:
             if not show:
                 note_other_leagues(config, store, again)
                 try:
-                    run = _play(config, store, restart=restart, quiet=json_output)
+                    run = _play(config, store, restart=restart, quiet=json_output, playing=playing)
                 except LeagueIncompleteError as exc:
                     # Show what was stored, then say what could not be played.
                     incomplete, run = exc, exc.run
@@ -429,18 +437,96 @@ def league(
                 run = LeagueRun(
                     config, stored, plan_matches(config), store.matches(stored), 0, 0, 0.0
                 )
+    except ResultsReplacedError as exc:
+        # The league's results are in the saved copy now: that is the file to resume.
+        _print_again(dataclasses.replace(again, db=exc.saved), restart=restart)
+        fail(str(exc))
     except ReadOnlyStoreError as exc:
+        if playing.started:
+            _print_again(again, restart=restart)
+            fail(f"{exc}; {_kept(db)}")
         fail(_read_only(config, db, exc))
     except ArenaError as exc:
+        # A store or a record that failed once matches were being played (a full disk, a
+        # records directory removed): what was stored is kept, and the same command resumes.
+        if playing.started:
+            _print_again(again, restart=restart)
+            fail(f"{exc}; {_kept(db)}")
         fail(str(exc))
     except KeyboardInterrupt:
         # The command that resumes, above the error line (which scripts may match): without
         # the overrides that made the league, the same config file is another league.
         if not show:
-            what = "to play every match again" if restart else "to resume"
-            err.print(f"{what}: {again.line(restart=restart)}", markup=False, soft_wrap=True)
+            _print_again(again, restart=restart)
         fail(f"interrupted: finished matches are stored in {db}; run again to resume", code=130)
-    _print_run(config, run, db, json_output=json_output, show=show, incomplete=incomplete)
+    _print_run(
+        config, run, db, json_output=json_output, show=show, incomplete=incomplete, again=again
+    )
+
+
+@dataclasses.dataclass(slots=True)
+class _Playing:
+    """Whether the league got as far as its matches (`_play`'s ``on_start``): a failure from
+    then on leaves what was stored, for the same command to resume."""
+
+    started: bool = False
+
+
+def _print_again(again: LeagueCommand, *, restart: bool) -> None:
+    """The command that takes the league up again, on a line of its own above the error."""
+    what = "to play every match again" if restart else "to resume"
+    err.print(f"{what}: {again.line(restart=restart)}", markup=False, soft_wrap=True)
+
+
+def _kept(db: Path) -> str:
+    return (
+        f"the matches stored so far are kept in {db}: once the cause is fixed, run the "
+        "command above to go on"
+    )
+
+
+def _warn(text: str) -> None:
+    err.print(f"[yellow]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
+
+
+def _stored_ids_hint(config_file: Path, db: Path) -> str:
+    """For a --show whose config cannot be loaded (a bot config file gone): the ``--show --id``
+    that shows the stored league of the config's name without its files, or how to list what
+    ``db`` holds; empty when ``db`` holds no results file to read."""
+    if not db.is_file():
+        return ""
+    name = None
+    try:
+        found = tomllib.loads(config_file.read_text(encoding="utf-8")).get("name")
+        name = found if isinstance(found, str) else None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        pass
+    try:
+        with ResultStore(db, read_only=True) as store:
+            ids = [league.id for league in store.leagues() if league.name == name]
+    except ArenaError:
+        return ""
+    listing = list_line(db)
+    if not ids:
+        return (
+            f"; {listing} lists the leagues {db} holds, and {_show_id_n(db)} shows "
+            "one as it was stored, without its files"
+        )
+    if len(ids) == 1:
+        return (
+            f"; to show league {name!r} as {db} holds it, without its files: "
+            f"{show_id_line(db, ids[0])}"
+        )
+    return (
+        f"; to show a league {name!r} as {db} holds it, without its files: "
+        f"{_show_id_n(db)}, N one of "
+        f"{', '.join(map(str, ids))} ({listing} says which is which)"
+    )
+
+
+def _show_id_n(db: Path) -> str:
+    """`show_id_line` with ``N`` for the id."""
+    return show_id_line(db, 1).rsplit(" ", 1)[0] + " N"
 
 
 def _print_run(
@@ -451,6 +537,7 @@ def _print_run(
     json_output: bool,
     show: bool,
     incomplete: LeagueIncompleteError | None = None,
+    again: LeagueCommand | None = None,
 ) -> None:
     player = league_player(db, run.league.id) if show else None
     if player is not None:
@@ -464,6 +551,9 @@ def _print_run(
     else:
         _report(config, run, db)
     if incomplete is not None:
+        if again is not None:
+            # "run again to retry", as a command (a later run plays them from fresh seeds).
+            err.print(f"to retry: {again.line()}", markup=False, soft_wrap=True)
         fail(str(incomplete))
 
 
@@ -498,7 +588,10 @@ def _flag(show: bool) -> str:
 
 def _read_only(config: LeagueConfig, db: Path, exc: ReadOnlyStoreError) -> str:
     """What to say when the league cannot store into ``db`` (a read-only file or directory):
-    that ``--show`` reads it, and whether the league is complete there anyway."""
+    that ``--show`` reads it, and whether the league is complete there anyway. A -wal or -shm
+    beside it that this process cannot write is the cause the error names instead."""
+    if blocking_companions(db):
+        return str(exc)
     try:
         with ResultStore(db, read_only=True) as store:
             stored = store.league(
@@ -575,12 +668,21 @@ PROGRESS_LINE_S = 30.0
 """How often a league whose stderr is no terminal (a log file, a pipe) says how far it is."""
 
 
-def _play(config: LeagueConfig, store: ResultStore, *, restart: bool, quiet: bool) -> LeagueRun:
+def _play(
+    config: LeagueConfig,
+    store: ResultStore,
+    *,
+    restart: bool,
+    quiet: bool,
+    playing: _Playing | None = None,
+) -> LeagueRun:
+    playing = _Playing() if playing is None else playing
     with progress_bar(err, transient=True, disable=quiet) as progress:
         games_task = progress.add_task(f"{config.name}: games", total=None)
         counts = {"finished": 0, "todo": 0}
 
         def on_start(todo: int, planned: int) -> None:
+            playing.started = True
             counts["todo"] = todo
             progress.update(games_task, total=todo * config.games_per_match)
             if not quiet:
@@ -606,6 +708,7 @@ def _play(config: LeagueConfig, store: ResultStore, *, restart: bool, quiet: boo
                 )
 
         def on_reused(reused: list[ReusedMatch]) -> None:
+            playing.started = True
             if not quiet:
                 err.print(
                     f"league {config.name!r}: {_reused_words(reused)}",

@@ -147,7 +147,11 @@ def discard_stale_records(config: LeagueConfig, plans: Sequence[MatchPlan]) -> N
 
 
 def _cannot_write(file: Path, exc: OSError) -> RecordWriteError:
-    return RecordWriteError(f"cannot write the match record {file}: {exc.strerror or exc}")
+    reason = exc.strerror or str(exc)
+    if isinstance(exc, FileNotFoundError) and not file.parent.is_dir():
+        # "No such file or directory" would not say that the directory is what went.
+        reason = f"its directory {file.parent} is gone"
+    return RecordWriteError(f"cannot write the match record {file}: {reason}")
 
 
 class _MatchRecorder(JsonlRecorder):
@@ -176,12 +180,43 @@ class _MatchRecorder(JsonlRecorder):
 
 def _move_into_place(part: Path, path: Path) -> None:
     """Make the partial record ``part`` the record ``path`` (atomic: a reader sees the old
-    complete record or the new one); on failure the partial record is removed."""
+    complete record or the new one); on failure the partial record is removed.
+
+    Durable before the match is stored: the record's bytes reach the disk before the rename,
+    and the rename before the store. Without that, a power cut soon after could leave the
+    stored match naming a record the file system kept empty or cut short (it may write a
+    rename before the data it names)."""
     try:
+        _sync_file(part)
         part.replace(path)
     except OSError as exc:
         _remove_part(part)
         raise _cannot_write(path, exc) from exc
+    _sync_directory(path.parent)
+
+
+def _sync_file(file: Path) -> None:
+    descriptor = os.open(file, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable, where the system allows: not every one opens a
+    directory (Windows) or syncs one (some file systems refuse); the record is in place either
+    way, as durable as that system makes a rename."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
 
 
 @contextmanager

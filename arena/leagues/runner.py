@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import queue as queue_module
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -33,7 +32,7 @@ from arena.leagues.play import (
 )
 from arena.leagues.reuse import ReusedMatch, reuse_matches
 from arena.logs import configure_logging, logging_settings
-from arena.processes import run_in_processes, spawn_context
+from arena.processes import WorkerDiedError, report, run_in_processes
 from arena.store import ResultStore, StoredLeague
 
 log = structlog.get_logger(__name__)
@@ -48,6 +47,12 @@ class LeagueIncompleteError(ArenaError):
     ``run`` holds what was stored."""
 
     run: LeagueRun | None = None
+
+
+class LeagueWorkerDiedError(ArenaError):
+    """A worker process died mid-league (the OOM killer, ``kill -9``): the other workers are
+    stopped (their matches dropped), the matches finished before are stored, and the same
+    command resumes."""
 
 
 SERVER_JOBS = 4
@@ -247,13 +252,23 @@ def _play_held(
 # -- in-process: worker processes ------------------------------------------------------------
 
 
+class _ProgressToParent:
+    """In a worker: its finished-game counts go to the league's process, over the worker's own
+    pipe (`arena.processes.report`)."""
+
+    @staticmethod
+    def put(games: int) -> None:
+        report(games)
+
+
 _worker_progress: Any = None
-"""In a worker process: the queue its finished-game counts go to (set by `_start_worker`)."""
+"""In a worker process: where its finished-game counts go, by ``put`` (set by
+`_start_worker`)."""
 
 
-def _start_worker(progress: Any, log_level: str, log_file: Path | None) -> None:
+def _start_worker(log_level: str, log_file: Path | None) -> None:
     global _worker_progress
-    _worker_progress = progress
+    _worker_progress = _ProgressToParent()
     configure_logging(log_level, log_file)
 
 
@@ -278,19 +293,6 @@ def _play_in_worker(config: LeagueConfig, plan: MatchPlan) -> MatchOutcome:
     return outcome
 
 
-def _drain(progress: Any, on_games: GamesDone | None, wait_s: float = 0.0) -> None:
-    """Pass on every count in the queue, waiting up to ``wait_s`` for the first."""
-    block = wait_s > 0
-    while True:
-        try:
-            games = progress.get(block, wait_s) if block else progress.get_nowait()
-        except queue_module.Empty:
-            return
-        block = False
-        if on_games is not None:
-            on_games(games)
-
-
 def _in_processes(
     config: LeagueConfig,
     todo: Sequence[MatchPlan],
@@ -298,30 +300,45 @@ def _in_processes(
     save: Callable[[MatchOutcome], None],
     on_games: GamesDone | None,
 ) -> None:
-    progress = spawn_context().Queue()
+    stored = 0
 
     def store(outcome: MatchOutcome) -> None:
+        nonlocal stored
         finish_record(outcome)  # the complete record first: a stored match names it
         save(outcome)
+        stored += 1
 
     def discard() -> None:
         # The stopped workers could not remove their partial records; they belong to no match.
         for plan in todo:
             discard_partial_record(config, plan)
 
-    # Ctrl-C or a failed match stops the workers at once, then their partial records go (a
-    # second Ctrl-C cannot come between: `run_in_processes`); finished matches are stored.
-    run_in_processes(
-        _play_in_worker,
-        [(config, plan) for plan in todo],
-        jobs,
-        initializer=_start_worker,
-        initargs=(progress, *logging_settings()),
-        wait=lambda seconds: _drain(progress, on_games, wait_s=seconds),
-        on_done=store,
-        on_stop=discard,
-    )
-    _drain(progress, on_games)
+    # Ctrl-C, a failed match or a dead worker stops the workers at once, then their partial
+    # records go (a second Ctrl-C cannot come between: `run_in_processes`); finished matches
+    # are stored.
+    try:
+        run_in_processes(
+            _play_in_worker,
+            [(config, plan) for plan in todo],
+            jobs,
+            initializer=_start_worker,
+            initargs=logging_settings(),
+            on_done=store,
+            on_report=on_games,
+            on_stop=discard,
+        )
+    except WorkerDiedError as exc:
+        playing = None if exc.call is None else f"playing {todo[exc.call].key}"
+        # What is stored and how to resume, `arena league` says after it (one line).
+        raise LeagueWorkerDiedError(f"{exc.line(playing)}, {_finished(stored)}") from exc
+
+
+def _finished(stored: int) -> str:
+    if stored == 0:
+        return "before any match of this run finished"
+    if stored == 1:
+        return "after 1 match of this run finished"
+    return f"after {stored} matches of this run finished"
 
 
 # -- on a server: tables at once -------------------------------------------------------------
