@@ -33,7 +33,7 @@ from arena.leagues.play import (
 from arena.leagues.reuse import ReusedMatch, reuse_matches
 from arena.logs import configure_logging, logging_settings
 from arena.processes import WorkerDiedError, report, run_in_processes
-from arena.store import ResultStore, StoredLeague
+from arena.store import ResultsReplacedError, ResultStore, StoredLeague
 
 log = structlog.get_logger(__name__)
 
@@ -412,6 +412,11 @@ async def _on_server(
             raise error  # Ctrl-C, a bug: not a table that could not be played
     for plan, error in failed:
         log.warning("match_not_played", league=config.name, match=plan.key, error=str(error))
+    for _plan, error in failed:
+        if isinstance(error, ResultsReplacedError):
+            # The results went to a saved copy, the later tables' too: that file, not the
+            # --db given, is the one a retry must name, so this is the error to report.
+            raise error
     if failed:
         lines = "; ".join(f"{plan.key}: {error}" for plan, error in failed)
         stored = "the others are stored; " if len(failed) < len(todo) else ""
