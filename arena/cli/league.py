@@ -721,7 +721,7 @@ def _play(
             if not quiet:
                 err.print(
                     f"  {outcome.plan.key}: {len(outcome.games)} games in "
-                    f"{outcome.seconds:.1f} s ({counts['finished']}/{counts['todo']})"
+                    f"{_seconds_text(outcome.seconds)} s ({counts['finished']}/{counts['todo']})"
                 )
 
         return run_league(
@@ -737,3 +737,9 @@ def _play(
 
 def register(app: typer.Typer, match_app: typer.Typer, bench_app: typer.Typer) -> None:
     app.command("league", help=LEAGUE_HELP)(league)
+
+
+def _seconds_text(seconds: float) -> str:
+    """A match's time as its progress line shows it: tenths, and two significant digits under
+    a tenth (a liar's dice match of 50 games takes some 30 ms, which tenths show as 0.0)."""
+    return f"{seconds:.1f}" if seconds >= 0.1 else f"{seconds:.2g}"
