@@ -12,12 +12,22 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-import typer
+from arena.cli.stopping import (
+    hold_an_ignored_sigint,
+    interrupted_exit,
+    settle_sigint,
+    stop_like_ctrl_c,
+)
 
-from arena.cli.common import fail, log_level_option, version_option
-from arena.cli.stopping import interrupted_exit, stop_like_ctrl_c
-from arena.games.errors import DecisionCapError
-from arena.logs import LOG_LEVELS, LogSetupError, configure_logging
+# Before the slow imports below (typer, and every game's CLI: a second or so), so that
+# `arena serve` started as a script's background job does not lose a SIGINT sent meanwhile.
+hold_an_ignored_sigint()
+
+import typer  # noqa: E402
+
+from arena.cli.common import fail, log_level_option, version_option  # noqa: E402
+from arena.games.errors import DecisionCapError  # noqa: E402
+from arena.logs import LOG_LEVELS, LogSetupError, configure_logging  # noqa: E402
 
 app = typer.Typer(
     help="Table-game bot arena: engines, referee, matches, benchmarks.",
@@ -32,6 +42,11 @@ SETS_OWN_LOGGING = frozenset({"serve"})
 """Commands with logging options of their own, which also read the two here
 (`arena.cli.serve.serve_logging`): set up here first, a ``--log-file`` would be created and then
 left empty, and the level overridden without a word."""
+
+STOPS_ON_SIGINT_IN_THE_BACKGROUND = frozenset({"serve"})
+"""Commands that stop on SIGINT even when started ignoring it, as a script's background job is
+(`arena.server.app.ArenaServer.run_until_signalled`): ``kill -INT`` is how a script stops its
+server. Every other command keeps ignoring it there (`arena.cli.stopping.settle_sigint`)."""
 
 
 @app.callback()
@@ -50,6 +65,7 @@ def _logging(
     ),
     _version: bool = version_option("arena"),
 ) -> None:
+    settle_sigint(stops_the_command=context.invoked_subcommand in STOPS_ON_SIGINT_IN_THE_BACKGROUND)
     if context.invoked_subcommand in SETS_OWN_LOGGING:
         return
     try:

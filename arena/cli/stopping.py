@@ -7,12 +7,15 @@ cannot reach the command: Python prints "Exception ignored in …" and goes on. 
 SIGTERM played on). So the stop is handed to the event loop when one runs, which raises it
 between two callbacks, and a stop swallowed by a finalizer all the same (no loop to hand it
 to) is delivered again (`_deliver_a_swallowed_stop`).
+
+A process started with SIGINT ignored (a background job of a script) keeps ignoring it, except
+in a command that stops on it all the same (`arena serve`): `hold_an_ignored_sigint` keeps one
+that comes before the command is known, and `settle_sigint` acts on it.
 """
 
 from __future__ import annotations
 
 import _thread
-import asyncio
 import signal
 import sys
 import threading
@@ -36,6 +39,9 @@ _stopped_by: list[int] = []
 _swallowed: list[int] = []
 """A stop a finalizer swallowed, waiting to be delivered again (at most one entry)."""
 
+_held_interrupts: list[int] = []
+"""The SIGINTs that came while `hold_an_ignored_sigint` held them."""
+
 
 def _stop(number: int, _frame: FrameType | None) -> None:
     """SIGTERM or SIGHUP: raise SIGINT, so that whatever handles Ctrl-C at this moment handles
@@ -52,13 +58,20 @@ def _stop(number: int, _frame: FrameType | None) -> None:
         return  # already stopping: a second SIGTERM or SIGHUP must not cut the clean-up short
     else:
         _stopped_by.append(number)
-    if callable(signal.getsignal(signal.SIGINT)):
+    sigint = signal.getsignal(signal.SIGINT)
+    if callable(sigint) and sigint is not _hold_interrupt:
         signal.raise_signal(signal.SIGINT)
         return
+    # Not imported by this module: `arena` imports it first thing, for `hold_an_ignored_sigint`,
+    # and asyncio's import would more than double the time before that hold. No event loop runs
+    # where asyncio was never imported.
+    asyncio = sys.modules.get("asyncio")
     try:
-        loop = asyncio.get_running_loop()
+        loop = asyncio.get_running_loop() if asyncio is not None else None
     except RuntimeError:
-        raise KeyboardInterrupt from None
+        loop = None
+    if loop is None:
+        raise KeyboardInterrupt
     loop.call_soon_threadsafe(_interrupt)
 
 
@@ -105,6 +118,41 @@ def stop_like_ctrl_c() -> None:
     if sys.unraisablehook is not _deliver_a_swallowed_stop:
         _previous_unraisablehook = sys.unraisablehook
         sys.unraisablehook = _deliver_a_swallowed_stop
+
+
+def hold_an_ignored_sigint() -> None:
+    """`arena`'s first step, before its slow imports: if the process was started ignoring
+    SIGINT (a background job of a script: the shell keeps Ctrl-C from it), a SIGINT is held
+    (`_hold_interrupt`) until the command is known, and `settle_sigint` decides what it means.
+    The kernel drops a signal whose disposition is "ignore": `arena serve`, which stops on
+    SIGINT even then, lost a ``kill -INT`` sent during the second or so of its start-up and
+    then ran until another signal."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, _hold_interrupt)
+
+
+def _hold_interrupt(number: int, _frame: FrameType | None) -> None:
+    _held_interrupts.append(number)
+
+
+def settle_sigint(*, stops_the_command: bool) -> None:
+    """Once the command is known, end `hold_an_ignored_sigint`'s hold. For a command that
+    ``stops_the_command`` on SIGINT although started ignoring it, SIGINT is Ctrl-C's from now
+    on, and one held meanwhile stops it here as Ctrl-C would have (`KeyboardInterrupt`: the
+    start-up is cut short with one line). Any other command ignores SIGINT again, as it was
+    started to, and a held one is forgotten (it would have been dropped)."""
+    if signal.getsignal(signal.SIGINT) is not _hold_interrupt:
+        return  # nothing held: SIGINT was not ignored (a terminal), or not the main thread
+    if not stops_the_command:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _held_interrupts.clear()
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    if _held_interrupts:
+        _held_interrupts.clear()
+        raise KeyboardInterrupt
 
 
 def interrupted_exit() -> int:

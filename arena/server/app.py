@@ -271,8 +271,10 @@ class ArenaServer:
         """Serve until SIGINT, SIGTERM or SIGHUP; drain; a second signal (or the grace) forces
         the end. SIGHUP stays ignored when the process was started ignoring it (``nohup``);
         SIGINT and SIGTERM are always handled (a script's background job starts with SIGINT
-        ignored, and ``kill -INT`` must still stop it). The handlers found before are put back
-        when the server is done."""
+        ignored, and ``kill -INT`` must still stop it; `arena serve` takes it from its first
+        import on, `arena.cli.stopping.hold_an_ignored_sigint`, so a stop sent before this
+        runs ends the start-up instead). The handlers found before are put back when the
+        server is done."""
         loop = asyncio.get_running_loop()
         signals = asyncio.Queue[int]()
         handled = [

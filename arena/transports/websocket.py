@@ -18,6 +18,7 @@ import structlog
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidUpgrade
+from websockets.protocol import State
 
 from arena.errors import ServerLost
 from arena.server.hub import Hub
@@ -108,20 +109,62 @@ class GuardedConnection(ServerConnection):
     async def handshake(self, *args: Any, **kwargs: Any) -> None:
         """The opening handshake. One that fails through the peer (a plain HTTP request from a
         health check, a browser or a port scanner, a malformed request, a connection closed
-        before its request) is logged here in one line, at info, and the connection ends
-        quietly (the library has answered an HTTP request with its error status); the library
-        would log each at error, with a traceback. Anything else is a fault of the server's,
-        raised for the library to log as an error."""
+        before its request or in the middle of the handshake, a refused client that keeps the
+        connection open past `CLOSE_TIMEOUT_S`) is logged here in one line, at info, and the
+        connection ends quietly (the library has answered an HTTP request with its error
+        status); the library would log each at error, with a traceback. Anything else is a
+        fault of the server's, raised for the library to log as an error."""
         try:
             await super().handshake(*args, **kwargs)
         except InvalidHandshake as exc:
-            reason = str(exc)
-            if isinstance(exc, InvalidUpgrade):
-                reason += " (a plain HTTP request, not a websocket upgrade)"
-            elif exc.__cause__ is not None and str(exc.__cause__):
-                reason += f" ({exc.__cause__})"
-            path = self.request.path if self.request is not None else None
-            log.info("handshake_failed", peer=self._peer(), reason=reason, path=path)
+            reason = self._refusal(exc)
+        except ConnectionClosed as exc:
+            # The library turns whatever ends the connection in the middle of the handshake
+            # into ConnectionClosed, chained to its cause. A cause outside the peer's doing is
+            # a fault of the server's (the library has logged it as an "unexpected internal
+            # error" already), and stays an error.
+            if not self._peer_went_away(exc.__cause__):
+                raise
+            reason = self._gone_during_handshake(exc.__cause__)
+        else:
+            if self.protocol.state is not State.CLOSED:
+                return
+            # The peer went away while the answer was being written: the library ends the
+            # connection without a word, but it never became a websocket either.
+            reason = self._gone_during_handshake(None)
+        path = self.request.path if self.request is not None else None
+        log.info("handshake_failed", peer=self._peer(), reason=reason, path=path)
+
+    @staticmethod
+    def _refusal(exc: InvalidHandshake) -> str:
+        reason = str(exc)
+        if isinstance(exc, InvalidUpgrade):
+            reason += " (a plain HTTP request, not a websocket upgrade)"
+        elif exc.__cause__ is not None and str(exc.__cause__):
+            reason += f" ({exc.__cause__})"
+        return reason
+
+    @staticmethod
+    def _peer_went_away(cause: BaseException | None) -> bool:
+        """Whether a handshake cut by ``cause`` (None: the connection was lost before the
+        answer) ended through the peer: gone (OSError, among them `PeerNotReading`), or still
+        connected after its refusal when the closing handshake timed out."""
+        return cause is None or isinstance(cause, OSError | TimeoutError)
+
+    def _gone_during_handshake(self, cause: BaseException | None) -> str:
+        refused = self.protocol.handshake_exc
+        if isinstance(refused, InvalidHandshake):
+            # Refused already (an HTTP request answered with its status); what came after only
+            # cut the closing short.
+            reason = self._refusal(refused)
+            if isinstance(cause, TimeoutError):
+                return f"{reason}; the peer kept the connection open after the refusal"
+            return reason
+        reason = "the peer closed the connection during the handshake"
+        why = cause if cause is not None else self.recv_exc
+        if why is not None and str(why):
+            reason += f" ({why.strerror if isinstance(why, OSError) and why.strerror else why})"
+        return reason
 
     def _peer(self) -> str:
         address = self.remote_address
