@@ -71,7 +71,7 @@ class ErrorCode(StrEnum):
 
 #: what each code means, for docs/PROTOCOL.md and for people reading logs
 ERROR_MEANINGS: dict[ErrorCode, str] = {
-    ErrorCode.BAD_JSON: "the frame is not a JSON object (or nests too deeply to parse)",
+    ErrorCode.BAD_JSON: "the frame is not a JSON object (or nests more than 64 levels deep)",
     ErrorCode.BAD_MESSAGE: "valid JSON, not a valid message (unknown type, missing or extra "
     "field, wrong JSON type, an action for the pending request naming another seat)",
     ErrorCode.UNSUPPORTED_VERSION: "the message's `v` is not a protocol version the server speaks",

@@ -25,6 +25,7 @@ server, and replays a retained message only to a client the topic ACL lets recei
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -246,6 +247,25 @@ class ArenaBroker(Broker):
         return entry is not None and entry[0].transitions.state == "connected"
 
     async def _initialize_client_session(
+        self,
+        reader: ReaderAdapter,
+        writer: WriterAdapter,
+        remote_address: str,
+        remote_port: int,
+    ) -> tuple[BrokerProtocolHandler, Session]:
+        """`_first_connection_wins`, closing the connection when it fails: amqtt drops such a
+        client without closing its socket (a CONNECT that never came, a session that could not
+        be set up), and from Python 3.12 on the broker's shutdown (`asyncio.Server.wait_closed`)
+        waits for every connection it accepted to close, so one such client held the server's
+        exit for ever."""
+        try:
+            return await self._first_connection_wins(reader, writer, remote_address, remote_port)
+        except Exception:
+            with contextlib.suppress(Exception):  # the peer may have gone already
+                await writer.close()
+            raise
+
+    async def _first_connection_wins(
         self,
         reader: ReaderAdapter,
         writer: WriterAdapter,

@@ -111,6 +111,7 @@ def _bench_figures(targets: list[dict[str, Any]]) -> dict[str, Any]:
         "source": "L207",
         "claim": "random most, frequency fewer",
         "reproduced": False,
+        "not_judged": None,
         "measured": {"random": 4.8256, "frequency": 4.8455},
         "gaps": [{"between": "frequency - random", "difference": 0.0199, "standard_error": 0.0176}],
         "criterion": "each gap below 0",

@@ -448,7 +448,9 @@ def test_a_read_only_store_reads_a_wal_file_in_a_directory_it_cannot_write(share
     path.chmod(0o444)
     directory.chmod(0o555)
     before = snapshot(path)
-    read = as_reader(READ_MATCHES, str(path), cwd=shared, warm="import arena.store")
+    # Path.as_uri imports urllib.parse when first called on Python 3.13.
+    warm = "import arena.store, urllib.parse"
+    read = as_reader(READ_MATCHES, str(path), cwd=shared, warm=warm)
     assert read.returncode == 0, read.stderr
     assert read.stdout.splitlines() == ["a vs b"]
     assert snapshot(path) == before

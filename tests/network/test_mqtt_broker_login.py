@@ -252,8 +252,12 @@ def make_certificates(folder: Path) -> tuple[Path, Path, Path]:
         encoding="utf-8",
     )
     new_key = ["-newkey", "rsa:2048", "-nodes", "-keyout"]
+    # Its name, and its key usage: Python 3.13 verifies strictly (VERIFY_X509_STRICT) and refuses
+    # a CA without one.
+    ca_names = ["-subj", "/CN=test CA", "-addext", "basicConstraints=critical,CA:TRUE"]
+    ca_names += ["-addext", "keyUsage=critical,keyCertSign,cRLSign"]
     for args in (
-        ["req", "-x509", *new_key, ca_key, "-out", ca, "-days", "2", "-subj", "/CN=test CA"],
+        ["req", "-x509", *new_key, ca_key, "-out", ca, "-days", "2", *ca_names],
         ["req", *new_key, key, "-out", request, "-subj", "/CN=127.0.0.1"],
         ["x509", "-req", "-in", request, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial"],
     ):

@@ -144,6 +144,19 @@ async def test_another_server_is_refused_the_brokers_up_topics() -> None:
                 pass
 
 
+async def test_a_client_that_never_sends_its_connect_is_closed_by_the_broker() -> None:
+    """amqtt drops such a client without closing its socket, and from Python 3.12 on the
+    broker's shutdown waits for every connection it accepted: one left open held the server's
+    exit for ever (tests/network/test_mqtt_mutation_gaps.py's failed CONNECT hung so)."""
+    async with embedded_server() as (_server, port):
+        reader, writer = await asyncio.open_connection(LOOPBACK, port)
+        writer.write_eof()
+        async with asyncio.timeout(scaled(10)):
+            assert await reader.read() == b"", "the broker should close, not answer"
+        writer.close()
+        await writer.wait_closed()
+
+
 def test_a_client_owns_only_the_topics_its_id_names() -> None:
     assert owns_topic("g1-c1", topic("g1", "c1", "down"), "down")
     assert owns_topic("g-1-c1", topic("g-1", "c1", "up"), "up")

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from protocol import Action, ErrorCode, Hello, ProtocolError, encode, parse_message
-from protocol.codec import json_schema
+from protocol.codec import MAX_DEPTH, json_schema
 from protocol.games.common import GameEnd
 from protocol.messages import Bye, Error, Event, Ping, Welcome
 
@@ -93,6 +93,21 @@ def test_json_nested_too_deeply_is_bad_json(raw: str) -> None:
     recursion: the sender's fault (``bad_json``), not a server fault with a traceback."""
     with pytest.raises(ProtocolError) as caught:
         parse_message(raw)
+    assert caught.value.code == ErrorCode.BAD_JSON
+    assert "nested too deeply" in caught.value.text
+
+
+def test_the_nesting_limit_is_the_same_on_every_python() -> None:
+    """The parser's recursion gives way at a depth that depends on the Python (3.13 parsed the
+    frames above): one level past `MAX_DEPTH` is refused as too deep everywhere, the limit
+    itself is not."""
+    hint = '"hint": ' + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1)
+    deepest = '{"v": 1, "type": "ping", ' + hint + "}"
+    with pytest.raises(ProtocolError) as caught:
+        parse_message(deepest)
+    assert "nested too deeply" not in caught.value.text
+    with pytest.raises(ProtocolError) as caught:
+        parse_message(deepest.replace("[", "[[", 1).replace("]", "]]", 1))
     assert caught.value.code == ErrorCode.BAD_JSON
     assert "nested too deeply" in caught.value.text
 
