@@ -73,10 +73,10 @@ def lines_of(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
-def an_outcome(index: int) -> MatchOutcome:
+def an_outcome(index: int, games: int = 1) -> MatchOutcome:
     bots = ("a", f"b{index}")
-    games = [GameOutcome(0, 0, {"a": 1.0, f"b{index}": 0.0})]
-    return MatchOutcome(MatchPlan(index, bots, "seed"), games, {"games": 1}, 1.0)
+    rows = [GameOutcome(game, 0, {"a": 1.0, f"b{index}": 0.0}) for game in range(games)]
+    return MatchOutcome(MatchPlan(index, bots, "seed"), rows, {"games": games}, 1.0)
 
 
 def a_league(store: ResultStore) -> StoredLeague:

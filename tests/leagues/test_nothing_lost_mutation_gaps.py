@@ -41,7 +41,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
+from test_league_results_file_trouble import (
+    MATCHES,
+    THREE_BOTS,
+    a_config,
+    a_league,
+    an_outcome,
+    keys_in,
+    lines_of,
+    run_cli,
+    stored_keys,
+)
 
 import arena.bench.liars_dice
 import arena.leagues.play
@@ -49,9 +59,8 @@ import arena.leagues.runner
 import arena.store
 from arena import processes
 from arena.bench.liars_dice import run_gauntlet
-from arena.cli.main import app
 from arena.errors import ArenaError
-from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
+from arena.leagues.outcomes import MatchOutcome
 from arena.leagues.play import RecordWriteError
 from arena.processes import ORPHAN_EXIT, WorkerDiedError, run_in_processes
 from arena.store import ReadOnlyStoreError, ResultStore, StoredLeague, StoreError
@@ -265,22 +274,6 @@ def test_a_report_to_a_parent_that_has_gone_ends_the_worker_without_a_traceback(
 
 
 # -- the results file at its path -------------------------------------------------------------
-
-
-def an_outcome(index: int, games: int = 1) -> MatchOutcome:
-    bots = ("a", f"b{index}")
-    rows = [GameOutcome(game, 0, {"a": 1.0, f"b{index}": 0.0}) for game in range(games)]
-    return MatchOutcome(MatchPlan(index, bots, "seed"), rows, {"games": games}, 1.0)
-
-
-def a_league(store: ResultStore) -> StoredLeague:
-    return store.open_league("l", "liars-dice", "seed", "fingerprint", {"games": 1})
-
-
-def keys_in(path: Path) -> list[str]:
-    with ResultStore(path, read_only=True) as store:
-        (league,) = store.leagues()
-        return [match.plan.key for match in store.matches(league)]
 
 
 def replace_with_another_file(path: Path) -> None:
@@ -702,41 +695,6 @@ def test_a_show_of_a_read_only_file_leaves_nothing_that_stops_another_program(
 
 # -- arena league: what it says when a store, a record or a worker fails ------------------------
 
-THREE_BOTS = """
-name = "dice"
-game = "liars-dice"
-games = 4
-jobs = 1
-[[bots]]
-name = "random-guess"
-[[bots]]
-name = "probability"
-[[bots]]
-name = "bayes"
-"""
-"""Three matches of four games, played in this process (monkeypatches reach them)."""
-
-MATCHES = ["random-guess vs probability", "random-guess vs bayes", "probability vs bayes"]
-
-
-def a_config(directory: Path, text: str = THREE_BOTS, name: str = "dice.toml") -> Path:
-    config = directory / name
-    config.write_text(text, encoding="utf-8")
-    return config
-
-
-def run_league_cli(*args: str) -> Result:
-    return CliRunner().invoke(app, ["league", *args])
-
-
-def lines_of(text: str) -> list[str]:
-    return [line for line in text.splitlines() if line.strip()]
-
-
-def stored_keys(db: Path) -> list[str]:
-    with closing(sqlite3.connect(db)) as connection:
-        return [row[0] for row in connection.execute("SELECT key FROM matches ORDER BY idx")]
-
 
 def test_a_results_file_made_read_only_mid_run_says_what_is_kept_and_how_to_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -757,7 +715,7 @@ def test_a_results_file_made_read_only_mid_run_says_what_is_kept_and_how_to_resu
         return original(self, league, outcome, **kw)
 
     monkeypatch.setattr(ResultStore, "save_match", save_match)
-    result = run_league_cli(str(config), "--db", str(db))
+    result = run_cli(str(config), "--db", str(db))
     assert result.exit_code == 2, result.output
     *_, resume, error = lines_of(result.stderr)
     assert resume == f"to resume: arena league {config} --db {db}"
@@ -788,7 +746,7 @@ def test_a_dead_worker_says_which_match_and_how_many_were_stored_before(
 
     monkeypatch.setattr(arena.leagues.runner, "_worker_progress", _Discard())
     monkeypatch.setattr(arena.leagues.runner, "run_in_processes", one_match_then_a_dead_worker)
-    result = run_league_cli(str(config), "--db", str(db))
+    result = run_cli(str(config), "--db", str(db))
     assert result.exit_code == 2, result.output
     *_, resume, error = lines_of(result.stderr)
     assert resume == f"to resume: arena league {config} --db {db}"
@@ -837,7 +795,7 @@ def test_a_progress_line_shows_a_fast_matchs_time_in_two_significant_digits(
         return original(self, league, outcome, **kw)
 
     monkeypatch.setattr(ResultStore, "save_match", save_match)
-    result = run_league_cli(str(config), "--db", str(db))
+    result = run_cli(str(config), "--db", str(db))
     assert result.exit_code == 0, result.output
     assert f"  {MATCHES[0]}: 4 games in 0.031 s (1/3)" in lines_of(result.stderr)
 
@@ -858,7 +816,7 @@ def test_a_warning_shows_a_results_file_name_with_brackets_as_it_is(
         return stored
 
     monkeypatch.setattr(ResultStore, "save_match", save_match)
-    result = run_league_cli(str(config), "--db", str(db))
+    result = run_cli(str(config), "--db", str(db))
     assert result.exit_code == 0, result.output
     warning = [line for line in lines_of(result.stderr) if line.startswith("warning:")]
     assert warning == [
@@ -889,10 +847,10 @@ def test_a_show_whose_bot_config_is_gone_lists_each_stored_league_of_its_name(
     monkeypatch.chdir(tmp_path)  # a bot config is read from the current directory
     config = a_config(tmp_path, WITH_A_CONFIG_FILE)
     (tmp_path / "tuned.toml").write_text("", encoding="utf-8")
-    assert run_league_cli(str(config), "--db", "y.sqlite").exit_code == 0
-    assert run_league_cli(str(config), "--db", "y.sqlite", "--games", "2").exit_code == 0
+    assert run_cli(str(config), "--db", "y.sqlite").exit_code == 0
+    assert run_cli(str(config), "--db", "y.sqlite", "--games", "2").exit_code == 0
     (tmp_path / "tuned.toml").unlink()
-    shown = run_league_cli(str(config), "--db", "y.sqlite", "--show")
+    shown = run_cli(str(config), "--db", "y.sqlite", "--show")
     assert shown.exit_code == 2
     (error,) = lines_of(shown.output)
     assert error.endswith(
