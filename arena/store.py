@@ -49,7 +49,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import math
 import os
 import sqlite3
 import stat
@@ -63,7 +62,7 @@ from typing import Any, TypeVar
 
 import structlog
 
-from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
+from arena.leagues.outcomes import MatchOutcome
 from arena.matches.stats import finite_json
 from arena.store_open import (
     RESULTS_FILE_MODE,
@@ -85,6 +84,16 @@ from arena.store_open import (
     owner_only,
     use_wal,
 )
+from arena.store_rows import (
+    DamagedValue,
+    StoredLeague,
+    check_game_count,
+    json_object,
+    league_of_row,
+    match_of_rows,
+    parsed_json,
+    text_cell,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -105,18 +114,6 @@ _MAX_PAUSE_S = 1.0
 _LEAGUE_COLUMNS = "id, name, game, seed, fingerprint, config, created, finished"
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class StoredLeague:
-    id: int
-    name: str
-    game: str
-    seed: str
-    fingerprint: str
-    config: dict[str, Any]
-    created: str
-    finished: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -450,7 +447,7 @@ class ResultStore:
                     pause = min(2 * pause, _MAX_PAUSE_S)
                 except sqlite3.DatabaseError as exc:
                     raise StoreError(f"{self.path}: cannot {what}: {exc}") from None
-                except _Damaged as exc:
+                except DamagedValue as exc:
                     raise StoreError(f"{self.path}: cannot {what}: damaged {exc}") from None
 
     def _why(self, exc: sqlite3.OperationalError) -> str:
@@ -566,7 +563,7 @@ class ResultStore:
             query += " AND fingerprint = ?"
             args += (fingerprint,)
         row = self._db.execute(query + " ORDER BY id DESC LIMIT 1", args).fetchone()
-        return None if row is None else _league(row)
+        return None if row is None else league_of_row(row)
 
     def begin_run(self, league: StoredLeague) -> int:
         """Count one more run of ``league`` and return how many came before it: 0 for the run
@@ -589,7 +586,7 @@ class ResultStore:
     def leagues(self) -> list[StoredLeague]:
         def read() -> list[StoredLeague]:
             rows = self._db.execute(f"SELECT {_LEAGUE_COLUMNS} FROM leagues ORDER BY id")
-            return [_league(row) for row in rows.fetchall()]
+            return [league_of_row(row) for row in rows.fetchall()]
 
         return self._read("read the leagues", read)
 
@@ -684,7 +681,7 @@ class ResultStore:
             games = self._db.execute(
                 "SELECT idx, unit, scores FROM games WHERE match_id = ? ORDER BY idx", (row[0],)
             ).fetchall()
-            found.append(_match(row, games))
+            found.append(match_of_rows(row, games))
         return found
 
     def stored_keys(self, league: StoredLeague) -> set[str]:
@@ -701,148 +698,10 @@ class ResultStore:
             keys = set()
             for match_id, key, summary, games in rows:
                 cell = f"matches.summary (id {match_id})"
-                keys.add(_text(key, f"matches.key (id {match_id})"))
-                _check_game_count(match_id, key, _object(_parse(summary, cell), cell), games)
+                keys.add(text_cell(key, f"matches.key (id {match_id})"))
+                check_game_count(
+                    match_id, key, json_object(parsed_json(summary, cell), cell), games
+                )
             return keys
 
         return self._read(f"read the matches of {league.name!r}", read)
-
-
-# -- reading back: every value checked against what the store writes ---------------------------
-#
-# A value of another type or shape (a file edited by hand, or by another program) would
-# otherwise surface as a traceback wherever it is used (the standings, `--json`); it is a
-# damaged file, refused in one line naming the cell.
-
-
-class _Damaged(Exception):
-    """A value in the file that is not what the store writes there; `ResultStore._attempt`
-    makes it a one-line `StoreError` (``… damaged <what>``)."""
-
-
-def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not standard JSON")
-
-
-def _parse(text: object, cell: str) -> Any:
-    """The JSON in ``cell``: standard JSON only, as the store writes it (`_json`)."""
-    if not isinstance(text, str):
-        raise _Damaged(f"{cell}: {_shown(text)} is not JSON text")
-    try:
-        return json.loads(text, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as exc:
-        raise _Damaged(f"JSON in {cell} ({exc})") from None
-
-
-def _integer(value: object, cell: str) -> int:
-    if type(value) is not int:
-        raise _Damaged(f"{cell}: {_shown(value)} is not an integer")
-    return value
-
-
-def _text(value: object, cell: str) -> str:
-    if not isinstance(value, str):
-        raise _Damaged(f"{cell}: {_shown(value)} is not text")
-    return value
-
-
-def _optional_text(value: object, cell: str) -> str | None:
-    return None if value is None else _text(value, cell)
-
-
-def _number(value: object, cell: str) -> float:
-    """A finite number (the store writes no other: `_json`, and `seconds` is a duration)."""
-    number = math.nan
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        with contextlib.suppress(OverflowError):  # an integer beyond any float
-            number = float(value)
-    if not math.isfinite(number):
-        raise _Damaged(f"{cell}: {_shown(value)} is not a number")
-    return number
-
-
-def _object(value: object, cell: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _Damaged(f"{cell}: {_shown(value)} is not a JSON object")
-    return value
-
-
-def _league(row: tuple[Any, ...]) -> StoredLeague:
-    id_, name, game, seed, fingerprint, config, created, finished = row
-
-    def cell(column: str) -> str:
-        return f"leagues.{column} (id {id_})"
-
-    return StoredLeague(
-        _integer(id_, cell("id")),
-        _text(name, cell("name")),
-        _text(game, cell("game")),
-        _text(seed, cell("seed")),
-        _text(fingerprint, cell("fingerprint")),
-        _object(_parse(config, cell("config")), cell("config")),
-        _text(created, cell("created")),
-        _optional_text(finished, cell("finished")),
-    )
-
-
-def _match(row: tuple[Any, ...], game_rows: list[tuple[Any, ...]]) -> MatchOutcome:
-    """A stored match from its ``matches`` row and its ``games`` rows."""
-    match_id, index, bots, seed, summary, penalties, seconds, record = row
-
-    def cell(column: str) -> str:
-        return f"matches.{column} (id {match_id})"
-
-    names = _parse(bots, cell("bots"))
-    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        raise _Damaged(f"{cell('bots')}: {_shown(names)} is not a list of bot names")
-    counts = _object(_parse(penalties, cell("penalties")), cell("penalties"))
-    plan = MatchPlan(_integer(index, cell("idx")), tuple(names), _text(seed, cell("seed")))
-    found = _object(_parse(summary, cell("summary")), cell("summary"))
-    _check_game_count(match_id, plan.key, found, len(game_rows))
-    return MatchOutcome(
-        plan,
-        [_game(match_id, plan.bots, game) for game in game_rows],
-        found,
-        _number(seconds, cell("seconds")),
-        _optional_text(record, cell("record")),
-        {bot: _integer(n, f"{cell('penalties')} of {bot!r}") for bot, n in counts.items()},
-    )
-
-
-def _check_game_count(match_id: object, key: object, summary: dict[str, Any], stored: int) -> None:
-    """A match's ``games`` rows are the games its summary counts (``games``, in every format's
-    summary; one without it, as the tests write, is not checked): rows deleted by hand would
-    otherwise leave a match that shows fewer games, and that a resume takes as played."""
-    counted = summary.get("games")
-    if type(counted) is int and counted != stored:
-        raise _Damaged(
-            f"match {_shown(key)} (matches id {match_id}): its summary counts {counted:,} games, "
-            f"the games table holds {stored:,} of them; a resume plays it again once it is "
-            f"deleted (DELETE FROM games WHERE match_id = {match_id}; DELETE FROM matches WHERE "
-            f"id = {match_id})"
-        )
-
-
-def _game(match_id: int, bots: tuple[str, ...], row: tuple[Any, ...]) -> GameOutcome:
-    """A stored game: ``scores`` holds a number for each bot of its match, and for no other."""
-    idx, unit, scores = row
-
-    def cell(column: str) -> str:
-        return f"games.{column} (match_id {match_id}, idx {_shown(idx)})"
-
-    found = _object(_parse(scores, cell("scores")), cell("scores"))
-    if set(found) != set(bots):
-        raise _Damaged(
-            f"{cell('scores')}: scores for {', '.join(map(repr, sorted(found))) or 'no bot'}, "
-            f"not for the match's {', '.join(map(repr, bots))}"
-        )
-    return GameOutcome(
-        _integer(idx, cell("idx")),
-        _integer(unit, cell("unit")),
-        {bot: _number(found[bot], f"{cell('scores')} of {bot!r}") for bot in bots},
-    )

@@ -139,17 +139,10 @@ def test_a_worker_that_dies_mid_answer_is_reported_not_waited_for() -> None:
 @GUARD
 @pytest.mark.usefixtures("sigint_handler")
 def test_a_ctrl_c_while_a_dead_workers_run_stops_the_others_is_ignored(
-    monkeypatch: pytest.MonkeyPatch,
+    ctrl_c_in_each_kill: list[int | None],
 ) -> None:
     # The Ctrl-C lands as the stop of the workers begins (the first kill): the stop goes on,
     # the clean-up runs once no worker is left, and the dead worker is what the caller hears.
-    kill = multiprocessing.process.BaseProcess.kill
-
-    def interrupted_kill(process: multiprocessing.process.BaseProcess) -> None:
-        signal.raise_signal(signal.SIGINT)
-        kill(process)
-
-    monkeypatch.setattr(multiprocessing.process.BaseProcess, "kill", interrupted_kill)
     clean_up = CleanUp()
     try:
         with pytest.raises(WorkerDiedError):
@@ -165,18 +158,11 @@ def test_a_ctrl_c_while_a_dead_workers_run_stops_the_others_is_ignored(
 @GUARD
 @pytest.mark.usefixtures("sigint_handler")
 def test_a_second_ctrl_c_inside_the_stop_is_ignored_until_the_workers_are_gone(
-    monkeypatch: pytest.MonkeyPatch,
+    ctrl_c_in_each_kill: list[int | None],
 ) -> None:
-    kill = multiprocessing.process.BaseProcess.kill
-
-    def interrupted_kill(process: multiprocessing.process.BaseProcess) -> None:
-        signal.raise_signal(signal.SIGINT)
-        kill(process)
-
     def first_ctrl_c(_seconds: float) -> None:
         signal.raise_signal(signal.SIGINT)
 
-    monkeypatch.setattr(multiprocessing.process.BaseProcess, "kill", interrupted_kill)
     clean_up = CleanUp()
     with pytest.raises(KeyboardInterrupt):
         run_in_processes(act, [("wait",), ("wait",)], 2, wait=first_ctrl_c, on_stop=clean_up)

@@ -87,19 +87,10 @@ def test_a_second_sigint_leaves_no_partial_record_and_no_worker(
 
 
 def test_a_second_interrupt_inside_the_stop_is_ignored_until_the_workers_are_gone(
-    monkeypatch: pytest.MonkeyPatch,
+    ctrl_c_in_each_kill: list[int | None],
 ) -> None:
     # In this process, where the second Ctrl-C lands is certain: inside the first worker's kill, as
     # the stop of the workers begins.
-    kill = multiprocessing.process.BaseProcess.kill
-    kills: list[int | None] = []
-
-    def interrupted_kill(process: multiprocessing.process.BaseProcess) -> None:
-        kills.append(process.pid)
-        signal.raise_signal(signal.SIGINT)
-        kill(process)
-
-    monkeypatch.setattr(multiprocessing.process.BaseProcess, "kill", interrupted_kill)
     alive_at_clean_up: list[multiprocessing.process.BaseProcess] = []
 
     def first_ctrl_c(_seconds: float) -> None:
@@ -118,7 +109,7 @@ def test_a_second_interrupt_inside_the_stop_is_ignored_until_the_workers_are_gon
         handler_after = signal.getsignal(signal.SIGINT)
     finally:
         signal.signal(signal.SIGINT, previous)
-    assert kills, "the stop killed no worker: the second Ctrl-C never landed in it"
+    assert ctrl_c_in_each_kill, "the stop killed no worker: the second Ctrl-C never landed in it"
     assert alive_at_clean_up == [], "the clean-up ran while workers still ran"
     assert multiprocessing.active_children() == []
     assert handler_after is signal.default_int_handler, "Ctrl-C not given back to Python"

@@ -106,6 +106,23 @@ def after_saves(
     monkeypatch.setattr(ResultStore, "save_match", save_match)
 
 
+def second_store_fails(
+    monkeypatch: pytest.MonkeyPatch, error: Callable[[ResultStore, MatchOutcome], Exception]
+) -> None:
+    """The store of the league's second match (index 1) raises ``error(store, outcome)``; the
+    others are stored as usual."""
+    original = ResultStore.save_match
+
+    def save_match(
+        self: ResultStore, league: StoredLeague, outcome: MatchOutcome, **kw: Any
+    ) -> bool:
+        if outcome.plan.index == 1:
+            raise error(self, outcome)
+        return original(self, league, outcome, **kw)
+
+    monkeypatch.setattr(ResultStore, "save_match", save_match)
+
+
 # -- 1. a results file removed or replaced while in use ---------------------------------------
 
 
@@ -373,17 +390,12 @@ def test_a_store_that_fails_mid_run_says_what_is_kept_and_how_to_resume(
 ) -> None:
     config, db = a_config(tmp_path), tmp_path / "fs3.sqlite"
     original = ResultStore.save_match
-
-    def save_match(
-        self: ResultStore, league: StoredLeague, outcome: MatchOutcome, **kw: Any
-    ) -> bool:
-        if outcome.plan.index == 1:
-            raise StoreError(
-                f"{self.path}: cannot store match {outcome.plan.key!r}: disk I/O error"
-            )
-        return original(self, league, outcome, **kw)
-
-    monkeypatch.setattr(ResultStore, "save_match", save_match)
+    second_store_fails(
+        monkeypatch,
+        lambda store, outcome: StoreError(
+            f"{store.path}: cannot store match {outcome.plan.key!r}: disk I/O error"
+        ),
+    )
     result = run_cli(str(config), "--db", str(db), "--games", "3")
     assert result.exit_code == 2, result.output
     *_, resume, error = lines_of(result.stderr)

@@ -46,10 +46,12 @@ from test_league_results_file_trouble import (
     THREE_BOTS,
     a_config,
     a_league,
+    after_saves,
     an_outcome,
     keys_in,
     lines_of,
     run_cli,
+    second_store_fails,
     stored_keys,
 )
 
@@ -702,19 +704,13 @@ def test_a_results_file_made_read_only_mid_run_says_what_is_kept_and_how_to_resu
     # Not the advice for a file that was read-only from the start (use --show): the league was
     # under way, its stored matches are kept, and the same command goes on.
     config, db = a_config(tmp_path), tmp_path / "r.sqlite"
-    original = ResultStore.save_match
-
-    def save_match(
-        self: ResultStore, league: StoredLeague, outcome: MatchOutcome, **kw: Any
-    ) -> bool:
-        if outcome.plan.index == 1:
-            raise ReadOnlyStoreError(
-                f"{self.path}: cannot store match {outcome.plan.key!r}: attempt to write a "
-                "readonly database"
-            )
-        return original(self, league, outcome, **kw)
-
-    monkeypatch.setattr(ResultStore, "save_match", save_match)
+    second_store_fails(
+        monkeypatch,
+        lambda store, outcome: ReadOnlyStoreError(
+            f"{store.path}: cannot store match {outcome.plan.key!r}: attempt to write a "
+            "readonly database"
+        ),
+    )
     result = run_cli(str(config), "--db", str(db))
     assert result.exit_code == 2, result.output
     *_, resume, error = lines_of(result.stderr)
@@ -805,17 +801,7 @@ def test_a_warning_shows_a_results_file_name_with_brackets_as_it_is(
 ) -> None:
     # "[b]" in a file name is not a style: the warning names the file the user gave.
     config, db = a_config(tmp_path), tmp_path / "r[b].sqlite"
-    original = ResultStore.save_match
-    saved = {"matches": 0}
-
-    def save_match(self: ResultStore, *args: Any, **kwargs: Any) -> bool:
-        stored = original(self, *args, **kwargs)
-        saved["matches"] += 1
-        if saved["matches"] == 1:
-            db.unlink()
-        return stored
-
-    monkeypatch.setattr(ResultStore, "save_match", save_match)
+    after_saves(monkeypatch, 1, lambda _store: db.unlink())
     result = run_cli(str(config), "--db", str(db))
     assert result.exit_code == 0, result.output
     warning = [line for line in lines_of(result.stderr) if line.startswith("warning:")]

@@ -111,20 +111,11 @@ def test_an_ignored_ctrl_c_stays_ignored() -> None:
 @ON_POSIX
 @pytest.mark.usefixtures("sigint_handler")
 def test_a_ctrl_c_while_a_failed_run_stops_its_workers_is_ignored(
-    monkeypatch: pytest.MonkeyPatch,
+    ctrl_c_in_each_kill: list[int | None],
 ) -> None:
     # One call fails at once (time.sleep("x") is a TypeError in the worker) while another runs;
     # a Ctrl-C lands as the stop of the workers begins. The stop goes on, the clean-up runs
     # once no worker is left, and the failure is what the caller gets.
-    kill = multiprocessing.process.BaseProcess.kill
-    kills: list[int | None] = []
-
-    def interrupted_kill(process: multiprocessing.process.BaseProcess) -> None:
-        kills.append(process.pid)
-        signal.raise_signal(signal.SIGINT)
-        kill(process)
-
-    monkeypatch.setattr(multiprocessing.process.BaseProcess, "kill", interrupted_kill)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     alive_at_clean_up: list[multiprocessing.process.BaseProcess] = []
     cleaned: list[bool] = []
@@ -138,7 +129,7 @@ def test_a_ctrl_c_while_a_failed_run_stops_its_workers_is_ignored(
             run_in_processes(time.sleep, [("x",), (600.0,)], 2, on_stop=clean_up)
     except KeyboardInterrupt:
         pytest.fail("the Ctrl-C cut the stop of the workers short")
-    assert kills, "the stop killed no worker: the Ctrl-C never landed in it"
+    assert ctrl_c_in_each_kill, "the stop killed no worker: the Ctrl-C never landed in it"
     assert cleaned == [True] and alive_at_clean_up == []
     assert multiprocessing.active_children() == []
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
