@@ -22,6 +22,7 @@ is a match stopped early: its reveal is still written, and `arena verify` report
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -350,7 +351,9 @@ class HumanSession:
 
     @property
     def fair_share(self) -> float:
-        return sum(self.fair_shares) / len(self.fair_shares) if self.fair_shares else 0.0
+        # fsum: the built-in sum of floats rounds differently from Python 3.12 on, and the same
+        # seed must give the same figures on every Python.
+        return math.fsum(self.fair_shares) / len(self.fair_shares) if self.fair_shares else 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -19,6 +19,27 @@ def test_unordered_merging_pools_the_rarest() -> None:
     assert stats.merge_groups(expected, ordered=False) == [[0], [1, 3, 4], [2]]
 
 
+# Fifty cells of 0.1 expected: their exact sum rounds to 5.0, but 3.11's sum() of floats ends
+# at 4.999999999999998 (3.12's at 5.0), so an audit merged its cells by the Python it ran on.
+
+
+def test_ordered_merging_closes_a_group_at_the_correctly_rounded_five() -> None:
+    groups = stats.merge_groups([0.1] * 100 + [100.0], ordered=True)
+    assert groups == [list(range(50)), list(range(50, 100)), [100]]
+
+
+def test_unordered_merging_stops_the_pool_at_the_correctly_rounded_five() -> None:
+    groups = stats.merge_groups([0.1] * 50 + [100.0] * 3, ordered=False)
+    assert groups == [list(range(50)), [50], [51], [52]]
+
+
+def test_a_tests_degrees_of_freedom_do_not_hang_on_the_pythons_sum() -> None:
+    # 100 draws: a hundred cells expecting 0.1 each make two groups of five, the last cell a third.
+    result = stats.independent_test("tail", [0] * 100 + [100], [0.001] * 100 + [0.9], ordered=True)
+    assert result.cells == 3
+    assert result.dof == 2
+
+
 def test_independent_test_is_scipys_chisquare() -> None:
     observed = [18, 22, 21, 19, 25, 15]
     result = stats.independent_test("die", observed, [1 / 6] * 6, ordered=False)

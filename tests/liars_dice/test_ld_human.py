@@ -414,3 +414,10 @@ def test_play_command_refuses_bad_counts_and_empty_names_in_one_line(
     result = runner.invoke(app, ["liars-dice", "play", *args], input="q\n")
     assert result.exit_code == 2
     assert message in result.output and "Usage" not in result.output
+
+
+def test_fair_share_is_the_same_on_every_python() -> None:
+    # Ten shares of 0.1: the built-in sum gives 0.9999999999999999 on 3.11 and 1.0 from 3.12.
+    session = HumanSession(human="me", bots=["probability"], seed="s", rules={})
+    session.fair_shares = [0.1] * 10
+    assert session.fair_share == 0.1
