@@ -39,7 +39,7 @@ the file (the -wal and -shm SQLite makes beside a read-only one are left writabl
 owner, so that they stop no later run; a run gets past such files left read-only without
 removing them). A store that writes checks after each write, and when it closes, that its path
 still names the file it has open: a file removed meanwhile is written back, one replaced is left
-alone and what the store held saved beside it (`ResultStore._keep_in_place`). A store may be used
+alone and what the store held saved beside it (`arena.store_in_place`). A store may be used
 from any thread, one call at a time (a league on a server stores its matches from a worker
 thread, so that a wait for the lock never stops the event loop its tables play on).
 """
@@ -47,15 +47,11 @@ thread, so that a wait for the lock never stops the event loop its tables play o
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
-import os
 import sqlite3
-import stat
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -64,11 +60,10 @@ import structlog
 
 from arena.leagues.outcomes import MatchOutcome
 from arena.matches.stats import finite_json
+from arena.store_in_place import KeepsFileInPlace, OpenFile, opened_file
 from arena.store_open import (
-    RESULTS_FILE_MODE,
     TABLES,
     ReadOnlyStoreError,
-    ResultsReplacedError,
     StoreError,
     blocking_companions,
     busy,
@@ -116,46 +111,6 @@ _LEAGUE_COLUMNS = "id, name, game, seed, fingerprint, config, created, finished"
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class _OpenFile:
-    """Which file a path names (device and inode), and its mode."""
-
-    device: int
-    inode: int
-    mode: int = field(compare=False)
-
-    @classmethod
-    def at(cls, path: Path) -> _OpenFile:
-        found = os.stat(path)
-        return cls(found.st_dev, found.st_ino, stat.S_IMODE(found.st_mode))
-
-
-def _opened(path: Path) -> _OpenFile:
-    """The file just opened at ``path``: what the path names right after SQLite opened it."""
-    try:
-        return _OpenFile.at(path)
-    except OSError as exc:
-        raise StoreError(f"{path}: {exc.strerror or exc}") from None
-
-
-def _new_file_beside(path: Path, mode: int) -> Path:
-    """A new empty file beside ``path`` with ``mode``, named for what it is:
-    ``NAME.saved-<UTC time>[-N].SUFFIX`` (a results file still, for ``--db``)."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    for attempt in itertools.count():
-        extra = f"-{attempt}" if attempt else ""
-        copy = path.with_name(f"{path.stem}.saved-{stamp}{extra}{path.suffix}")
-        try:
-            # Created owner-only, as a new results file is (it holds the league's seed), then
-            # given the mode the owner gave the file it copies.
-            os.close(os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL, RESULTS_FILE_MODE))
-        except FileExistsError:
-            continue
-        copy.chmod(mode)
-        return copy
-    raise AssertionError("unreachable")
-
-
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -164,7 +119,7 @@ def _json(data: Any) -> str:
     return json.dumps(finite_json(data), ensure_ascii=False, allow_nan=False)
 
 
-class ResultStore:
+class ResultStore(KeepsFileInPlace):
     """The results file; use as a context manager or call `close`.
 
     ``read_only`` opens an existing results file for reading and changes nothing in it (no
@@ -191,8 +146,8 @@ class ResultStore:
         self._on_warning = on_warning
         self._lock = threading.RLock()
         self._companions_before = {each for each in companions(path) if each.exists()}
-        self._open_file: _OpenFile | None = None
-        self._wal: _OpenFile | None = None
+        self._open_file: OpenFile | None = None
+        self._wal: OpenFile | None = None
         """The -wal SQLite made for the open file, once it is there (`_retire`)."""
         try:
             if read_only:
@@ -211,7 +166,7 @@ class ResultStore:
             raise StoreError(f"{path}: {exc.strerror if about_path else exc}") from None
         try:
             if not read_only:
-                self._open_file = _opened(path)
+                self._open_file = opened_file(path)
             self._open()
             if not read_only:
                 self._note_wal()
@@ -253,142 +208,6 @@ class ResultStore:
             self._on_warning(text)
         else:
             log.warning("results_file", message=text)
-
-    # -- the file at its path -----------------------------------------------------------------
-
-    def _keep_in_place(self) -> None:
-        """Make sure the path still names the file this store writes; else save what it holds.
-
-        A file removed while open (``rm``) is still the open connection's until it closes, and
-        then gone with every match in it; SQLite in WAL mode goes on writing it without a word.
-        So: a path that names nothing now gets the file written back; a path that names another
-        file keeps that one, and what this store holds is saved beside it
-        (`ResultsReplacedError`, after which the store writes the saved copy)."""
-        held = self._open_file
-        if held is None:
-            return
-        wal = companions(self.path)[0]
-        try:
-            now: _OpenFile | None = _OpenFile.at(self.path)
-        except FileNotFoundError:
-            now = None
-        except OSError:
-            return  # the path cannot be looked at (a directory made unreadable): no verdict
-        if now == held:
-            self._note_wal()
-            return
-        what = "removed" if now is None else "replaced by another file"
-        copy = self._save_copy(held, what)
-        self._retire(wal)
-        if now is None and self._put_back(copy):
-            self._warn(
-                f"{self.path} was removed while the league used it: what it held is written "
-                "back to it, nothing lost"
-            )
-            return
-        if now is None:
-            why = "cannot be written back (another program has it open, or a file took its place)"
-        else:
-            why = "that file is left as it is"
-        gone = self.path
-        self._reopen(copy)
-        raise ResultsReplacedError(
-            f"{gone} was {what} while the league used it; {why}, and this league's results are "
-            f"saved to {copy}: resume with --db {copy} (or move it to {gone} once nothing else "
-            "needs that name)",
-            copy,
-        )
-
-    def _note_wal(self) -> None:
-        """Which file the -wal beside the open file is, once SQLite has made it (at the first
-        transaction in WAL mode), for `_retire`."""
-        if self._wal is None:
-            with contextlib.suppress(OSError):
-                self._wal = _OpenFile.at(companions(self.path)[0])
-
-    def _save_copy(self, held: _OpenFile, what: str) -> Path:
-        """Copy the open file (its committed transactions) to a new file beside its path."""
-        copy = None
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            copy = _new_file_beside(self.path, held.mode)
-            target = sqlite3.connect(copy)
-            try:
-                self._db.backup(target)
-            finally:
-                target.close()
-        except (OSError, sqlite3.Error) as exc:
-            if copy is not None:
-                copy.unlink(missing_ok=True)  # a copy cut short is no copy
-            raise StoreError(
-                f"{self.path} was {what} while the league used it, and what it held cannot "
-                f"be saved beside it: {exc}"
-            ) from None
-        return copy
-
-    def _retire(self, wal: Path) -> None:
-        """Close the connection to the file that left the path (its contents are copied), with
-        its -wal and -shm when the -wal at the path is still its own.
-
-        Closed as it is, a connection to a file that moved leaves them behind (SQLite will not
-        fold a -wal into a file no longer at its path), where the next file of that name would
-        take them for its own. Leaving WAL mode is SQLite's own way to remove them: under the
-        file's exclusive lock, so never while another program has the file open; the statement
-        then fails (the file has moved), which does not matter. A -wal that is not its own
-        (another file's, moved in with it) is left alone: closing removes nothing then."""
-        try:
-            own = self._wal is not None and _OpenFile.at(wal) == self._wal
-        except OSError:
-            own = False
-        if own:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.execute("PRAGMA journal_mode = DELETE")
-        with contextlib.suppress(sqlite3.Error):
-            self._db.close()
-
-    def _put_back(self, copy: Path) -> bool:
-        """Make the saved ``copy`` the file at the path again, if nothing took its place and
-        nothing of the removed file is left beside it (another program that has it open keeps
-        its -wal and -shm, which the copy must not take for its own); False (and ``copy``
-        kept) otherwise."""
-        if any(each.exists() for each in companions(self.path)):
-            return False
-        try:
-            os.link(copy, self.path)  # never over a file that appeared meanwhile
-        except FileExistsError:
-            return False
-        except OSError:
-            # A file system without hard links: a rename, after one more look.
-            if self.path.exists():
-                return False
-            try:
-                copy.replace(self.path)
-            except OSError:
-                return False
-        else:
-            copy.unlink()
-        self._reopen(self.path)
-        return True
-
-    def _reopen(self, path: Path) -> None:
-        """Go on writing ``path`` (the file written back, or the saved copy)."""
-        with contextlib.suppress(sqlite3.Error):
-            self._db.close()  # closing twice is harmless
-        db = connect(path, self._busy_wait)
-        try:
-            db.execute("PRAGMA foreign_keys = ON")
-            use_wal(db)
-            self._open_file = _opened(path)
-        except sqlite3.Error as exc:
-            db.close()
-            raise StoreError(f"{path}: cannot use as a results database: {exc}") from None
-        except StoreError:
-            db.close()
-            raise
-        self._db = db
-        self.path = path
-        self._wal = None
-        self._note_wal()
 
     # -- opening ------------------------------------------------------------------------------
 

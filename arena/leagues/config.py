@@ -8,6 +8,9 @@ The files a config names (bot configs, a ruleset) are read once, when it loads: 
 what they said (`LeagueContents`), its fingerprint is of that, and every match plays from it, in
 this process or a worker (it is pickled with the config), never from the paths again, so a file
 edited while a league runs changes nothing in it.
+
+What a league does for each game (`LEAGUE_FORMATS`), its kinds of rules and `LeagueContents`
+are in `arena.leagues.formats`.
 """
 
 from __future__ import annotations
@@ -17,10 +20,9 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -33,142 +35,26 @@ from pydantic import (
 )
 
 from arena.errors import ArenaError
-from arena.leagues.config_bots import (
-    BOT_ERRORS,
-    LeagueConfigError,
-    bot_error,
-    bot_options,
-    bot_place,
-    kept_state_option,
-    without_state_options,
-)
+from arena.leagues.config_bots import LeagueConfigError, bot_options, bot_problems
 from arena.leagues.config_problems import ConfigShapes, validation_problems
+from arena.leagues.formats import (
+    DEFAULT_GAMES,
+    ENGINE_GAME,
+    LEAGUE_FORMATS,
+    BullsCowsLeagueRules,
+    LeagueContents,
+    LeagueGame,
+    LeagueRules,
+    league_format_problem,
+)
 from arena.matches.bot_seeds import UNSEEDED
 from arena.referee import DEFAULT_DEADLINE_MS
 from bots.registry import bot_names as known_strategies
-from bots.registry import make_bot
 from protocol.messages import is_bot_name
 
 if TYPE_CHECKING:
     from arena.games.liars_dice.rules import LiarsDiceRules
     from arena.games.mahjong.rules import MahjongRules
-
-LeagueGame: TypeAlias = str
-"""A league's game name (``game = "liars-dice"``): a key of `LEAGUE_FORMATS`."""
-
-
-class BullsCowsLeagueRules(BaseModel):
-    """1A2B duel rules of a league (``rules = { … }``): the seed's 3 digits from 1–9."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-    digits: int = Field(default=3, ge=1)
-    alphabet: str = Field(default="123456789", min_length=1)
-    max_guesses: int = Field(default=20, ge=1)
-
-
-LeagueRules: TypeAlias = "MahjongRules | LiarsDiceRules | BullsCowsLeagueRules"
-"""The rules a league plays, as its config loaded them (`LeagueContents.rules`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class LeagueFormat:
-    """How a league plays one game. A league's per-game choices come from this table
-    (`LEAGUE_FORMATS`) and from `arena.leagues.play.MATCH_PLAYERS`, keyed alike: a game that is
-    missing from either is refused when its config loads (`LeagueConfig.game`), never half-way
-    through a league, and never played as another game."""
-
-    engine_game: str
-    """The engine's (and the protocol's) game name, as `arena.games.registry` knows it."""
-    default_games: int
-    """Games per match when the config does not say."""
-    difference_bounds: tuple[float, float] | None
-    """The range of A − B in one game, for the standings (`arena.leagues.standings`): (−1, 1)
-    for a game that scores each bot 0, ½ or 1; None where points have no useful bound."""
-    read_rules: Callable[[LeagueConfig], LeagueRules]
-    """Read the game's rules from the config (its ruleset file, its ``rules`` table or the
-    defaults); raises `ArenaError` for bad rules."""
-    rules_from_mapping: Callable[[Mapping[str, Any]], LeagueRules]
-    """The rules again from what `LeagueContents.rules_mapping` gave (a stored league's
-    ``contents.rules``); raises `ArenaError` or `ValueError` for a mapping it cannot read."""
-
-
-def _read_mahjong_rules(config: LeagueConfig) -> MahjongRules:
-    from arena.games.mahjong.rules import default_ruleset
-    from arena.games.mahjong.rules import load_ruleset as load_mahjong
-
-    return load_mahjong(config.ruleset or default_ruleset(remote=config.server is not None))
-
-
-def _read_dice_rules(config: LeagueConfig) -> LiarsDiceRules:
-    from arena.games.liars_dice.rules import LiarsDiceRules
-    from arena.games.liars_dice.rules import load_ruleset as load_dice
-
-    dice = load_dice(config.ruleset) if config.ruleset else LiarsDiceRules()
-    if dice.players != 2:
-        raise LeagueConfigError(f"a league match seats two bots; players = {dice.players}")
-    return dice
-
-
-def _read_bulls_cows_rules(config: LeagueConfig) -> BullsCowsLeagueRules:
-    from arena.games.bulls_cows.codes import check_space
-
-    rules = config.rules or BullsCowsLeagueRules()
-    check_space(rules.digits, rules.alphabet)
-    return rules
-
-
-def _mahjong_rules_from(mapping: Mapping[str, Any]) -> MahjongRules:
-    from arena.games.mahjong.rules import MahjongRules
-
-    return MahjongRules.from_mapping(mapping)
-
-
-def _dice_rules_from(mapping: Mapping[str, Any]) -> LiarsDiceRules:
-    from arena.games.liars_dice.rules import LiarsDiceRules
-
-    return LiarsDiceRules.from_mapping(mapping)
-
-
-def _bulls_cows_rules_from(mapping: Mapping[str, Any]) -> BullsCowsLeagueRules:
-    return BullsCowsLeagueRules.model_validate(mapping)
-
-
-LEAGUE_FORMATS: dict[str, LeagueFormat] = {
-    "mahjong": LeagueFormat("mahjong", 384, None, _read_mahjong_rules, _mahjong_rules_from),
-    "liars-dice": LeagueFormat("liars_dice", 500, (-1.0, 1.0), _read_dice_rules, _dice_rules_from),
-    "bulls-cows": LeagueFormat(
-        "bulls_cows", 100, (-1.0, 1.0), _read_bulls_cows_rules, _bulls_cows_rules_from
-    ),
-}
-"""League game name → its format. The default match lengths are the seeds' (384 hands, seed 003
-§4.1; 500 games a personality, seed 002 ch. 5) and a 1A2B duel series. Adding a game to leagues
-adds it here and to `arena.leagues.play.MATCH_PLAYERS` (docs/ARCHITECTURE.md, "Adding a
-game")."""
-
-ENGINE_GAME: dict[str, str] = {game: f.engine_game for game, f in LEAGUE_FORMATS.items()}
-"""League game name → the engine's (and the protocol's) game name."""
-
-DEFAULT_GAMES: dict[str, int] = {game: f.default_games for game, f in LEAGUE_FORMATS.items()}
-"""Games per match when the config does not say (`LEAGUE_FORMATS`)."""
-
-
-def league_format_problem(game: str) -> str | None:
-    """Why a league cannot play ``game`` (None: it can): no `LEAGUE_FORMATS` entry, or no match
-    player in `arena.leagues.play.MATCH_PLAYERS`. The message names the games that have both."""
-    # Imported here: the player imports this module.
-    from arena.leagues.play import MATCH_PLAYERS
-
-    playable = ", ".join(sorted(LEAGUE_FORMATS.keys() & MATCH_PLAYERS.keys()))
-    if game not in LEAGUE_FORMATS:
-        return f"no league format for {game!r}; the games that have one: {playable}"
-    if game not in MATCH_PLAYERS:
-        return (
-            f"{game!r} has a league format (LEAGUE_FORMATS in arena/leagues/config.py) but no "
-            f"match player (MATCH_PLAYERS in arena/leagues/play.py); the games that have "
-            f"both: {playable}"
-        )
-    return None
 
 
 _SECRET_SEED = re.compile(r"[0-9a-fA-F]{64}")
@@ -178,31 +64,6 @@ _SECRET_SEED = re.compile(r"[0-9a-fA-F]{64}")
 class _OnServerError(ValueError):
     """A rule that holds only for a league played on a server. When ``--server`` put the
     league there, the message blames the file together with that option (`_problems`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class LeagueContents:
-    """What the files of a league config said when it loaded: every bot's strategy and config
-    (its config file's keys, then its inline options) and the game's rules. The fingerprint is
-    of these, and the matches play from these."""
-
-    bots: dict[str, tuple[str, dict[str, Any]]]
-    """Bot name → (strategy, config)."""
-    rules: LeagueRules
-
-    def rules_mapping(self) -> dict[str, Any]:
-        if isinstance(self.rules, BullsCowsLeagueRules):
-            return self.rules.model_dump()
-        return self.rules.to_mapping()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "bots": {
-                name: {"strategy": strategy, "options": options}
-                for name, (strategy, options) in self.bots.items()
-            },
-            "rules": self.rules_mapping(),
-        }
 
 
 MATCH_FORMAT = 1
@@ -606,50 +467,13 @@ def _validate(
     else:
         bots = contents.bots
     if config.server is None and build_bots:
-        problems += _bot_problems(config, bots, where)
+        problems += bot_problems(config, bots, where)
     if problems:
         raise LeagueConfigError(_joined_problems(where, problems))
     assert contents is not None
     config._contents = contents
     config._bots_built = build_bots
     return config
-
-
-def _bot_problems(
-    config: LeagueConfig, bots: Mapping[str, tuple[str, dict[str, Any]]], where: str
-) -> list[str]:
-    """Build each in-process bot of ``bots`` (those whose files could be read) once: why each
-    is refused. A bot that would keep state between runs (`kept_state_option`) is refused
-    before it is built, since building it makes its directory: it is built without that
-    option, so that its other problems are named too, and nothing is left behind."""
-    problems = []
-    game = config.engine_game
-    for index, entry in enumerate(config.bots):
-        if entry.name not in bots:
-            continue  # its config file could not be read: said already
-        strategy, options = bots[entry.name]
-        kept = kept_state_option(game, strategy, options)
-        try:
-            bot = make_bot(
-                game,
-                strategy,
-                copy.deepcopy(without_state_options(game, strategy, options)),
-                name=entry.name,
-            )
-        except BOT_ERRORS as exc:
-            problems.append(bot_error(game, entry, index, where, exc))
-            bot = None
-        if kept is None and bot is not None:
-            # A strategy that keeps state through an option `STATE_OPTIONS` does not list.
-            kept = bot.kept_state()
-        if kept is not None:
-            problems.append(
-                f"{where}: {bot_place(index, entry.name)} keeps state between runs: {kept}. "
-                "Its games would depend on what earlier runs left, so the same league config "
-                "would not give the same results; enter it without that option (it then learns "
-                "afresh in every match), or play it with `arena match`"
-            )
-    return problems
 
 
 def _joined_problems(where: str, problems: Sequence[str]) -> str:

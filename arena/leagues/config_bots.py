@@ -1,9 +1,12 @@
 """The bots of a league config: what each entrant's config file and inline options say, the
-message for a bot its strategy refuses, naming the file the bad key is in, and the options
-through which a strategy keeps state between runs (refused before the bot is built)."""
+message for a bot its strategy refuses, naming the file the bad key is in, the options
+through which a strategy keeps state between runs (refused before the bot is built), and
+`bot_problems`, which builds each bot once while the config loads and says why each is refused."""
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +14,7 @@ from arena.errors import ArenaError
 from bots.registry import BotConfigError, UnknownBotError, make_bot, read_config
 
 if TYPE_CHECKING:
-    from arena.leagues.config import LeagueBot
+    from arena.leagues.config import LeagueBot, LeagueConfig
 
 
 class LeagueConfigError(ArenaError):
@@ -130,3 +133,40 @@ def bot_error(game: str, entry: LeagueBot, index: int, where: str, error: Except
             f'{where}: {place}: {error} (an entry without bot = "…" takes its name as the strategy)'
         )
     return f"{where}: {place}: {error}"
+
+
+def bot_problems(
+    config: LeagueConfig, bots: Mapping[str, tuple[str, dict[str, Any]]], where: str
+) -> list[str]:
+    """Build each in-process bot of ``bots`` (those whose files could be read) once: why each
+    is refused. A bot that would keep state between runs (`kept_state_option`) is refused
+    before it is built, since building it makes its directory: it is built without that
+    option, so that its other problems are named too, and nothing is left behind."""
+    problems = []
+    game = config.engine_game
+    for index, entry in enumerate(config.bots):
+        if entry.name not in bots:
+            continue  # its config file could not be read: said already
+        strategy, options = bots[entry.name]
+        kept = kept_state_option(game, strategy, options)
+        try:
+            bot = make_bot(
+                game,
+                strategy,
+                copy.deepcopy(without_state_options(game, strategy, options)),
+                name=entry.name,
+            )
+        except BOT_ERRORS as exc:
+            problems.append(bot_error(game, entry, index, where, exc))
+            bot = None
+        if kept is None and bot is not None:
+            # A strategy that keeps state through an option `STATE_OPTIONS` does not list.
+            kept = bot.kept_state()
+        if kept is not None:
+            problems.append(
+                f"{where}: {bot_place(index, entry.name)} keeps state between runs: {kept}. "
+                "Its games would depend on what earlier runs left, so the same league config "
+                "would not give the same results; enter it without that option (it then learns "
+                "afresh in every match), or play it with `arena match`"
+            )
+    return problems

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
-from arena.leagues.config import LeagueConfig, LeagueConfigError, league_format_problem
+from arena.leagues.config import LeagueConfig, LeagueConfigError
+from arena.leagues.formats import league_format_problem
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 from arena.matches.bot_seeds import seeded_options
 from arena.processes import process_alive
@@ -500,5 +501,5 @@ MATCH_PLAYERS: dict[str, MatchPlayer] = {
     "liars-dice": _liars_dice,
     "bulls-cows": _bulls_cows,
 }
-"""League game name → the player of its matches; keyed as `arena.leagues.config.LEAGUE_FORMATS`
+"""League game name → the player of its matches; keyed as `arena.leagues.formats.LEAGUE_FORMATS`
 (a config whose game is missing from either is refused when it loads)."""

@@ -33,7 +33,8 @@ from arena.leagues.play import (
 from arena.leagues.reuse import ReusedMatch, reuse_matches
 from arena.logs import configure_logging, logging_settings
 from arena.processes import WorkerDiedError, report, run_in_processes
-from arena.store import ResultsReplacedError, ResultStore, StoredLeague
+from arena.store import ResultStore, StoredLeague
+from arena.store_open import ResultsReplacedError
 
 log = structlog.get_logger(__name__)
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.leagues.config import LEAGUE_FORMATS
+from arena.leagues.formats import LEAGUE_FORMATS
 from arena.leagues.outcomes import MatchOutcome
 from arena.matches.stats import (
     Interval,

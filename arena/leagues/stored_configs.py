@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.leagues.config import DEFAULT_GAMES, LeagueConfig, is_secret_seed
+from arena.leagues.config import LeagueConfig, is_secret_seed
+from arena.leagues.formats import DEFAULT_GAMES
 
 
 def stored_games(stored: Mapping[str, Any]) -> int | None:

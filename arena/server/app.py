@@ -25,15 +25,13 @@ from arena.server.hub import Hub, Limits
 from arena.transports.mqtt import (
     DEFAULT_PORT,
     UP_FILTER,
-    BrokerLogin,
     BrokerUrl,
     MqttBridge,
     MqttConfigError,
     bot_client_id,
-    broker_reachable,
     parse_mqtt_url,
-    start_embedded_broker,
 )
+from arena.transports.mqtt_server_broker import BrokerLogin, broker_reachable, start_embedded_broker
 from arena.transports.websocket import serve_websockets
 
 log = structlog.get_logger(__name__)

@@ -25,7 +25,8 @@ broker not its own, the server first checks that no other arena server serves th
 retained presence marker, `PRESENCE_TOPIC`), then leaves its own: two servers would both answer
 every bot. `start_embedded_broker` runs an amqtt broker in-process for a server started without
 a broker to talk to (`arena.transports.mqtt_broker`: it grants each client only the topic pair
-its client id names).
+its client id names). Those two, and the login the bridge presents, are in
+`arena.transports.mqtt_server_broker` (`MqttBridge` inherits the presence check from there).
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ import socket
 import ssl
 import time
 from collections import OrderedDict, deque
-from dataclasses import dataclass
 from typing import Any
 
 import aiomqtt
@@ -54,13 +54,13 @@ from arena.transports.mqtt_refusals import (
     tls_failure,
     tls_failure_message,
 )
+from arena.transports.mqtt_server_broker import FLUSH_TIMEOUT_S, QOS, BrokerLogin, BrokerPresence
 from arena.transports.mqtt_topics import (
     DEFAULT_PORT,
     DEFAULT_TLS_PORT,
     GONE_FILTER,
     PRESENCE_TOPIC,
     SERVER_CLIENT_PREFIX,
-    SERVER_FILTER,
     SERVER_ROOT,
     SERVER_USER,
     TOPIC_ROOT,
@@ -86,13 +86,11 @@ __all__ = [
     "SERVER_USER",
     "TOPIC_ROOT",
     "UP_FILTER",
-    "BrokerLogin",
     "BrokerUrl",
     "MqttBridge",
     "MqttConfigError",
     "MqttLink",
     "bot_client_id",
-    "broker_reachable",
     "down_topic",
     "login_refused",
     "owns_topic",
@@ -100,13 +98,11 @@ __all__ = [
     "parse_up_topic",
     "peer_label",
     "redact_url",
-    "start_embedded_broker",
     "up_topic",
 ]
 
 log = structlog.get_logger(__name__)
 
-QOS = 1
 NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 """The MQTT library leaves Nagle's algorithm on: each small message would then wait for the
 ACK of the one before (tens of milliseconds with delayed ACKs)."""
@@ -114,8 +110,6 @@ ACK of the one before (tens of milliseconds with delayed ACKs)."""
 
 #: in-flight publishes of the server's one MQTT client that are normal under load
 PENDING_PUBLISHES_NORMAL = 4096
-FLUSH_TIMEOUT_S = 10.0
-"""How long a stopping server waits for the broker to acknowledge its last messages (the byes)."""
 MAX_WAITING_FRAMES = 64
 """Messages from one bot connection that may wait while its previous one is handled; beyond
 that they are dropped. An honest bot sends one action per request and a ping now and then."""
@@ -129,48 +123,8 @@ MAX_UNWELCOMED = 4096
 IGNORED_TOPIC_LOG_S = 60.0
 """At most one ``mqtt_topic_ignored`` line this often (the first at once): anyone may publish
 on topics no bot can have, as often as they like."""
-PRESENCE_CHECK_S = 2.0
-"""How long the presence check waits for the broker to deliver the server's own probe (and,
-before it, any retained marker of another server)."""
 BROKER_LOST = "the server lost its MQTT broker"
 NAME_RULE = "1 to 64 of A-Z a-z 0-9 _ . -"
-
-
-async def broker_reachable(host: str, port: int, timeout_s: float = 2.0) -> bool:
-    try:
-        async with asyncio.timeout(timeout_s):
-            _reader, writer = await asyncio.open_connection(host, port)
-    except (OSError, TimeoutError):
-        return False
-    writer.close()
-    await writer.wait_closed()
-    return True
-
-
-@dataclass(frozen=True)
-class BrokerLogin:
-    """The MQTT credentials the server's client presents: the embedded broker's server login,
-    or the user and password of the ``--mqtt`` URL."""
-
-    username: str
-    password: str | None = ""
-
-
-async def start_embedded_broker(broker: BrokerUrl) -> tuple[Any, BrokerLogin]:
-    """An embedded broker at ``broker``'s address (`arena.transports.mqtt_broker`) and the
-    login the server's client must use on it; call ``shutdown()`` on the broker. Refused for a
-    URL with a login or TLS: whoever wrote one expects a broker that checks them."""
-    host, port = broker.host, broker.port
-    if not broker.plain:
-        raise MqttConfigError(
-            f"no MQTT broker answers at {broker}; an embedded broker (no TLS, no logins) "
-            "is only started for a URL without them (mqtt://HOST:PORT)"
-        )
-    # amqtt is imported only when a broker is embedded.
-    from arena.transports.mqtt_broker import start_broker
-
-    password = secrets.token_urlsafe(32)
-    return await start_broker(host, port, password), BrokerLogin(SERVER_USER, password)
 
 
 def _topic_label(topic: str) -> str:
@@ -227,7 +181,7 @@ class MqttLink:
         self.open = False
 
 
-class MqttBridge:
+class MqttBridge(BrokerPresence):
     """The server's MQTT client (see the module docstring)."""
 
     def __init__(
@@ -491,103 +445,6 @@ class MqttBridge:
             conn = self.forget(key)
             if conn is not None:
                 await conn.lost(why)
-
-    # -- two servers on one broker ----------------------------------------------------------
-
-    async def _announce(self, client: aiomqtt.Client) -> None:
-        """Check that no other arena server serves bots on this broker, then say that this one
-        does: its marker, retained on `PRESENCE_TOPIC` (the connection's will clears it, and so
-        does `withdraw`). Two servers on one broker would both answer every bot: two welcomes,
-        and the second server's ``no_session`` for each of the bot's messages.
-
-        The retained marker comes with the subscription, before the probe this server then
-        publishes to itself: once the probe is back, any marker has been seen. A broker whose
-        ACL keeps the server from ``arena/v1/server/#`` refuses the subscription or delivers
-        nothing (Mosquitto): then nothing is checked, and that is logged."""
-        granted = await client.subscribe(SERVER_FILTER, qos=QOS)
-        if subscription_refused(granted):
-            self._unchecked("the broker refused the subscription")
-            return
-        probe = f"{SERVER_ROOT}/probe/{self.instance}"
-        await client.publish(probe, b"probe", qos=QOS)
-        other: str | None = None
-        try:
-            async with asyncio.timeout(PRESENCE_CHECK_S):
-                async for message in client.messages:
-                    topic = str(message.topic)
-                    if topic == probe:
-                        break
-                    if topic == PRESENCE_TOPIC:
-                        other = self._other_server(message.payload)
-        except TimeoutError:
-            self._unchecked(f"its own probe did not come back within {PRESENCE_CHECK_S:g} s")
-            return
-        if other is not None:
-            if not self.takeover or self._was_ready:
-                raise self._fatal(
-                    "mqtt_another_server",
-                    f"another arena server ({other}) serves bots on the MQTT broker at "
-                    f"{self.host}:{self.port}: two servers on one broker both answer every bot "
-                    "(it gets two welcomes, and one server's no_session for every message). "
-                    "Stop that server first; if it is gone (killed without the broker noticing, "
-                    "its marker left behind), start with --mqtt-takeover",
-                )
-            log.warning("mqtt_server_takeover", other=other)
-        await client.publish(PRESENCE_TOPIC, self.marker, qos=QOS, retain=True)
-        self._announced = True
-
-    def _unchecked(self, why: str) -> None:
-        log.warning(
-            "mqtt_presence_unchecked",
-            why=why,
-            consequence="a second arena server on this broker would not be noticed",
-            fix=f"let the server's broker user read and write {SERVER_FILTER} (docs/NETWORK.md)",
-        )
-
-    def _other_server(self, payload: Any) -> str | None:
-        """Who the presence marker ``payload`` says serves this broker, when not this server;
-        None for this server's own marker and for a cleared one."""
-        if not isinstance(payload, bytes | bytearray) or not payload:
-            return None
-        try:
-            marker = json.loads(payload)
-        except (ValueError, UnicodeDecodeError):
-            marker = None
-        if not isinstance(marker, dict):
-            return "its marker unreadable"
-        if marker.get("instance") == self.instance:
-            return None
-        return (
-            f"pid {marker.get('pid')} on host {marker.get('host')!r}, started "
-            f"{marker.get('started')}"
-        )
-
-    def _server_message(self, topic: str, payload: Any, retain: bool) -> None:
-        """A message on the servers' topics while serving: another server's marker published
-        now (it started with --mqtt-takeover) is logged, and this server leaves it in place
-        when it stops."""
-        if topic != PRESENCE_TOPIC or retain:
-            return  # probes, and the marker replayed with a subscription (`_announce` read it)
-        other = self._other_server(payload)
-        if other is not None:
-            self._announced = False
-            log.error(
-                "mqtt_another_server",
-                other=other,
-                consequence="both servers answer every bot on this broker: stop one",
-            )
-
-    async def withdraw(self, timeout_s: float = FLUSH_TIMEOUT_S) -> None:
-        """Clear this server's presence marker (a clean stop): the next server may start."""
-        client = self.client
-        if client is None or not self._announced:
-            return
-        self._announced = False
-        try:
-            async with asyncio.timeout(timeout_s):
-                await client.publish(PRESENCE_TOPIC, b"", qos=QOS, retain=True)
-        except (aiomqtt.MqttError, TimeoutError) as exc:
-            log.warning("mqtt_presence_not_cleared", error=repr(exc))
 
     def _dispatch(self, topic: str, payload: Any) -> None:
         """Hand one message to its bot connection's worker. Each bot connection's messages are

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.leagues.config import DEFAULT_GAMES, LeagueConfigError, load_league
+from arena.leagues.config import LeagueConfigError, load_league
+from arena.leagues.formats import DEFAULT_GAMES
 from arena.leagues.play import plan_matches
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-import arena.leagues.config as league_config
+import arena.leagues.formats as league_formats
 from arena.leagues.config import LeagueConfigError, load_league
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 from arena.leagues.play import plan_matches, play_league_match
@@ -56,7 +56,7 @@ def test_a_format_without_a_match_player_is_refused_when_the_config_loads(
 ) -> None:
     """A contributor who adds the game's format (names, default length, bounds, rules) but not
     its match player learns so from the config, naming both tables."""
-    formats = getattr(league_config, "LEAGUE_FORMATS", None)
+    formats = getattr(league_formats, "LEAGUE_FORMATS", None)
     assert formats is not None, "no table of league formats"
     monkeypatch.setitem(formats, "tic-tac-toe", formats["liars-dice"])
     with pytest.raises(LeagueConfigError) as refused:
@@ -93,7 +93,7 @@ def test_standings_of_a_game_without_bounds_never_raise() -> None:
 
 def test_standings_take_the_bounds_of_the_league_format(monkeypatch: pytest.MonkeyPatch) -> None:
     """One table: a game's format gives its standings' bounds (no second table to forget)."""
-    formats: dict[str, Any] = league_config.LEAGUE_FORMATS
+    formats: dict[str, Any] = league_formats.LEAGUE_FORMATS
     monkeypatch.setitem(formats, "tic-tac-toe", formats["liars-dice"])
     outcome = _two_bot_match([1.0, 1.0, 0.0, 1.0, 1.0])
     (ours,) = match_lines("tic-tac-toe", [outcome])
@@ -105,7 +105,7 @@ def test_standings_take_the_bounds_of_the_league_format(monkeypatch: pytest.Monk
 
 def test_every_league_format_has_a_match_player_and_an_engine() -> None:
     from arena.games.registry import GAME_MODULES, canonical_name
-    from arena.leagues.config import ENGINE_GAME, LEAGUE_FORMATS, league_format_problem
+    from arena.leagues.formats import ENGINE_GAME, LEAGUE_FORMATS, league_format_problem
     from arena.leagues.play import MATCH_PLAYERS
 
     assert set(MATCH_PLAYERS) == set(LEAGUE_FORMATS)

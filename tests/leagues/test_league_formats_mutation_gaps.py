@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.leagues.config import DEFAULT_GAMES, LEAGUE_FORMATS, LeagueConfigError, load_league
+from arena.leagues.config import LeagueConfigError, load_league
+from arena.leagues.formats import DEFAULT_GAMES, LEAGUE_FORMATS
 from arena.leagues.standings import difference_bounds
 
 BULLS_COWS = """

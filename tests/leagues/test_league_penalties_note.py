@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import league as league_cli
+from arena.cli import league_report
 from arena.cli.main import app
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 
@@ -27,7 +28,7 @@ def test_penalties_are_named_by_bot_and_match() -> None:
         _outcome(("alice", "bob"), {"alice": 0, "bob": 1683}),
         _outcome(("alice", "carol"), {"carol": 2, "alice": 1}),
     ]
-    note = league_cli._penalties_note(outcomes)
+    note = league_report._penalties_note(outcomes)
     assert note is not None and note.startswith("penalties (decisions the referee played")
     assert note.endswith(
         ": bob 1683 in alice vs bob; alice 1 in alice vs carol; carol 2 in alice vs carol"
@@ -35,8 +36,8 @@ def test_penalties_are_named_by_bot_and_match() -> None:
 
 
 def test_no_penalties_no_note() -> None:
-    assert league_cli._penalties_note([_outcome(("a", "b"), {"a": 0})]) is None
-    assert league_cli._penalties_note([_outcome(("a", "b"), {})]) is None
+    assert league_report._penalties_note([_outcome(("a", "b"), {"a": 0})]) is None
+    assert league_report._penalties_note([_outcome(("a", "b"), {})]) is None
 
 
 def test_the_json_names_each_matchs_commitment_and_record(tmp_path: Path) -> None:

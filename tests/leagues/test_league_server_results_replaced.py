@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from test_league_mutation_gaps import fake_server, secret_dice
 
-from arena.store import ResultsReplacedError, ResultStore
+from arena.store import ResultStore
+from arena.store_open import ResultsReplacedError
 
 
 def test_a_server_league_whose_file_is_replaced_reports_the_saved_copy(

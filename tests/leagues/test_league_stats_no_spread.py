@@ -8,7 +8,7 @@ import io
 import pytest
 from rich.console import Console
 
-from arena.cli import league as league_cli
+from arena.cli import league_report
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 from arena.leagues.standings import match_lines
 from arena.matches.stats import exact_proportion_interval
@@ -52,8 +52,8 @@ def test_mirrored_mahjong_rounds_keep_their_zero_width_and_are_flagged() -> None
 
 def _printed(game: str, outcome: MatchOutcome, monkeypatch: pytest.MonkeyPatch) -> str:
     buffer = io.StringIO()
-    monkeypatch.setattr(league_cli, "out", Console(file=buffer, width=160))
-    league_cli._show_matches(game, [outcome])
+    monkeypatch.setattr(league_report, "out", Console(file=buffer, width=160))
+    league_report._show_matches(game, [outcome])
     return buffer.getvalue()
 
 

@@ -58,7 +58,7 @@ from test_league_results_file_trouble import (
 import arena.bench.liars_dice
 import arena.leagues.play
 import arena.leagues.runner
-import arena.store
+import arena.store_in_place
 from arena import processes
 from arena.bench.liars_dice import run_gauntlet
 from arena.errors import ArenaError
@@ -311,7 +311,7 @@ class _At2026(datetime):
 def test_a_saved_copy_is_named_for_its_time_and_never_overwrites_an_earlier_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(arena.store, "datetime", _At2026)
+    monkeypatch.setattr(arena.store_in_place, "datetime", _At2026)
     path = tmp_path / "r.sqlite"
     earlier = tmp_path / "r.saved-20260102T030405Z.sqlite"
     earlier.write_text("a copy saved earlier in the same second", encoding="utf-8")

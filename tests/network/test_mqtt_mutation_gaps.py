@@ -39,6 +39,7 @@ from net_helpers import (
 from arena.server.auth import TokenStore
 from arena.server.hub import Hub, Limits, Role
 from arena.transports import mqtt, mqtt_broker
+from arena.transports.mqtt_server_broker import start_embedded_broker
 from arena.transports.mqtt_topics import (
     UP_FILTER,
     MqttConfigError,
@@ -480,7 +481,7 @@ async def test_no_embedded_broker_stands_in_for_a_url_with_tls_or_a_login(url: s
     """Whoever wrote TLS or a login expects a broker that checks them, not an open one."""
     broker_url = parse_mqtt_url(url.format(host=LOOPBACK, port=free_port()))
     try:
-        broker, _login = await mqtt.start_embedded_broker(broker_url)
+        broker, _login = await start_embedded_broker(broker_url)
     except MqttConfigError as refused:
         assert "only started for a URL without them" in str(refused)
         return

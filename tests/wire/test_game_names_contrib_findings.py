@@ -36,7 +36,7 @@ def _names(values: Any) -> str:
 
 
 def test_every_list_of_game_names_agrees_with_the_registry() -> None:
-    from arena.leagues.config import LEAGUE_FORMATS
+    from arena.leagues.formats import LEAGUE_FORMATS
     from bots.cli import _game_option_help
     from bots.registry import BOT_MODULES
     from protocol.games.common import GameKind
@@ -70,13 +70,13 @@ def test_every_list_of_game_names_agrees_with_the_registry() -> None:
     for league_game, league_format in LEAGUE_FORMATS.items():
         if ALIASES.get(league_game, league_game) != league_format.engine_game:
             problems.append(
-                f"arena/leagues/config.py LEAGUE_FORMATS: {league_game!r} plays "
+                f"arena/leagues/formats.py LEAGUE_FORMATS: {league_game!r} plays "
                 f"{league_format.engine_game!r}, which the registry calls "
                 f"{ALIASES.get(league_game, league_game)!r}"
             )
         if league_format.engine_game not in games:
             problems.append(
-                f"arena/leagues/config.py LEAGUE_FORMATS: {league_format.engine_game!r} is no game"
+                f"arena/leagues/formats.py LEAGUE_FORMATS: {league_format.engine_game!r} is no game"
             )
     # docs/LEAGUES.md's sample config names every game a league plays, by hand.
     leagues_md = (REPO / "docs" / "LEAGUES.md").read_text(encoding="utf-8")
