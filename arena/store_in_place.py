@@ -9,6 +9,7 @@ a base class, and it imports nothing of `arena.store`."""
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import itertools
 import os
@@ -68,7 +69,7 @@ def _new_file_beside(path: Path, mode: int) -> Path:
     raise AssertionError("unreachable")
 
 
-class KeepsFileInPlace:
+class KeepsFileInPlace(abc.ABC):
     """The part of `ResultStore` that keeps the file it writes at its path (see the module's
     docstring); the attributes are those `ResultStore.__init__` sets."""
 
@@ -78,9 +79,9 @@ class KeepsFileInPlace:
     _open_file: OpenFile | None
     _wal: OpenFile | None
 
+    @abc.abstractmethod
     def _warn(self, text: str) -> None:
         """Tell the store's user: `ResultStore._warn` (its ``on_warning``, else a log line)."""
-        raise NotImplementedError
 
     # -- the file at its path -----------------------------------------------------------------
 
