@@ -28,6 +28,7 @@ from rich.progress import (
 )
 
 from arena.cli.stopping import interrupted_exit
+from arena.console_streams import json_ascii_only
 from arena.dealing import MatchSeed
 from arena.files import probe_writable, why_not_written
 from arena.matches.stats import finite_json
@@ -55,7 +56,9 @@ console = output_console(stderr=True)
 
 def print_json(data: Any) -> None:
     """One line of standard JSON on stdout (undefined numbers as ``null``, see `finite_json`)."""
-    text = json.dumps(finite_json(data), ensure_ascii=False, indent=None, allow_nan=False)
+    text = json.dumps(
+        finite_json(data), ensure_ascii=json_ascii_only(), indent=None, allow_nan=False
+    )
     sys.stdout.write(text + "\n")
 
 

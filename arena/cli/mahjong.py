@@ -28,6 +28,7 @@ import typer
 from arena.bench.mahjong_hands import run_hand_bench
 from arena.bench.mahjong_hands_report import render as render_bench
 from arena.cli.common import at_least, fail, interrupt_exits, output_console, print_json
+from arena.console_streams import json_ascii_only
 from arena.errors import ArenaError
 from arena.games.mahjong.analysis import deficiency, deficiency_batch, useful_tiles, waits
 from arena.games.mahjong.batch import parse_block, waits_batch
@@ -295,6 +296,7 @@ def stream(
     own = np.array(melds.tile_counts, dtype=np.int64) if melds.tiles else None
     # Plain lines hold only digits, suit letters and spaces, so they go into JSON unescaped.
     layout = '{{"hand": "{}", "' + analysis.key + '": {}}}' if as_json else "{}\t{}"
+    ascii_only = json_ascii_only(sink)
     lines = failed = blank = 0
     while True:
         block = [raw.strip() for raw in islice(source, BLOCK_LINES)]
@@ -331,11 +333,11 @@ def stream(
                     failed += 1
                     if as_json:
                         error = {"line": number, "hand": hand, "error": str(exc)}
-                        written.append(json.dumps(error, ensure_ascii=False))
+                        written.append(json.dumps(error, ensure_ascii=ascii_only))
                     else:
                         sys.stderr.write(f"line {number}: {exc}\n")
                     continue
-                shown = json.dumps(hand, ensure_ascii=False)[1:-1] if as_json else hand
+                shown = json.dumps(hand, ensure_ascii=ascii_only)[1:-1] if as_json else hand
                 written.append(layout.format(shown, value))
         if written:
             sink.write("\n".join(written) + "\n")

@@ -26,6 +26,7 @@ hold_an_ignored_sigint()
 import typer  # noqa: E402
 
 from arena.cli.common import fail, log_level_option, version_option  # noqa: E402
+from arena.console_streams import tolerate_unencodable_output  # noqa: E402
 from arena.games.errors import DecisionCapError  # noqa: E402
 from arena.logs import LOG_LEVELS, LogSetupError, configure_logging  # noqa: E402
 
@@ -121,6 +122,7 @@ def main() -> None:
     a dropped SSH session) stop a command as Ctrl-C does (`stop_like_ctrl_c`): a match writes
     its record's reveal line and shows its fresh seed, a league stops its workers; the exit
     status is then 128 + the signal's number (143, 129; 130 for Ctrl-C)."""
+    tolerate_unencodable_output()
     stop_like_ctrl_c()
     try:
         app()
@@ -160,3 +162,7 @@ def _interrupted_silently(exc: BaseException) -> bool:
         visited.add(id(seen))
         seen = seen.__context__
     return False
+
+
+if __name__ == "__main__":
+    main()

@@ -7,6 +7,7 @@ import json
 import typer
 
 from arena.cli.common import between, fail
+from arena.console_streams import json_ascii_only
 from protocol.codec import json_schema
 
 protocol_app = typer.Typer(help="The JSON protocol bots speak.", no_args_is_help=True)
@@ -24,7 +25,7 @@ def schema(
     ),
 ) -> None:
     """Print the JSON Schema of every message."""
-    typer.echo(json.dumps(json_schema(), indent=indent, ensure_ascii=False))
+    typer.echo(json.dumps(json_schema(), indent=indent, ensure_ascii=json_ascii_only()))
 
 
 @protocol_app.command("doc")
