@@ -85,12 +85,19 @@ class JsonlRecorder(Recorder):
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, RECORD_FILE_MODE)
+        # Binary descriptor and "\n" lines: a record is the same bytes on every system (the same
+        # seed gives the same record, docs/DEALING.md), where Windows would turn each "\n" into
+        # "\r\n" twice over, in the text wrapper and in a descriptor opened without O_BINARY.
+        descriptor = os.open(
+            path,
+            os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0),
+            RECORD_FILE_MODE,
+        )
         try:
             mode = stat.S_IMODE(os.fstat(descriptor).st_mode)
             if mode & 0o077 and hasattr(os, "fchmod"):
                 os.fchmod(descriptor, mode & ~0o077)
-            self._file = os.fdopen(descriptor, "a", encoding="utf-8")
+            self._file = os.fdopen(descriptor, "a", encoding="utf-8", newline="\n")
         except BaseException:
             os.close(descriptor)
             raise

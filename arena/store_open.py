@@ -192,13 +192,22 @@ def make_writable(files: Iterable[Path]) -> None:
             found = each.lstat()
         except OSError:
             continue
-        if (
-            stat.S_ISREG(found.st_mode)
-            and found.st_uid == os.geteuid()
-            and not found.st_mode & stat.S_IWUSR
-        ):
+        if stat.S_ISREG(found.st_mode) and _this_users(found) and not found.st_mode & stat.S_IWUSR:
             with contextlib.suppress(OSError):
                 each.chmod(stat.S_IMODE(found.st_mode) | stat.S_IWUSR)
+
+
+def _this_users(found: os.stat_result) -> bool:
+    """Whether a file is this user's, as far as `make_writable` needs to know.
+
+    Windows has no user ids (``st_uid`` is always 0, ``os.geteuid`` is missing): there a file
+    counts as this user's. That is safe: `chmod` there only clears the read-only attribute,
+    which the file's access list lets this user do or not (a refusal is ignored, as above),
+    and `make_writable` is only given the companions of a results file this process is about
+    to write, or files it made itself, so it grants no access to anything this user could
+    not already write through the results file."""
+    geteuid = getattr(os, "geteuid", None)
+    return geteuid is None or found.st_uid == geteuid()
 
 
 def blocking_companions(path: Path) -> list[Path]:

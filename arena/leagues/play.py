@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
+from arena.files import replace_file
 from arena.leagues.config import LeagueConfig, LeagueConfigError
 from arena.leagues.formats import league_format_problem
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
@@ -189,7 +190,7 @@ def _move_into_place(part: Path, path: Path) -> None:
     rename before the data it names)."""
     try:
         _sync_file(part)
-        part.replace(path)
+        replace_file(part, path)
     except OSError as exc:
         _remove_part(part)
         raise _cannot_write(path, exc) from exc
@@ -197,7 +198,9 @@ def _move_into_place(part: Path, path: Path) -> None:
 
 
 def _sync_file(file: Path) -> None:
-    descriptor = os.open(file, os.O_RDONLY)
+    # Opened for writing though only synced: Windows' fsync (_commit, FlushFileBuffers) refuses
+    # a read-only descriptor (EBADF), where POSIX accepts one.
+    descriptor = os.open(file, os.O_RDWR)
     try:
         os.fsync(descriptor)
     finally:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.errors import ArenaError
+from arena.files import lock_byte, replace_file, unlock_byte
 from protocol.messages import is_bot_name
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
@@ -151,8 +152,15 @@ def add_token(path: Path, name: str, *, admin: bool = False, replace: bool = Fal
 def _locked(lock: Path) -> Iterator[None]:
     """Hold an exclusive lock on the file ``lock`` (created if need be) for the block. The
     lock file is never removed: one removed while another process waits on it would let a
-    third lock a new file of that name, and two writers would run at once."""
-    import fcntl  # POSIX; imported here so that reading tokens needs no more than Python
+    third lock a new file of that name, and two writers would run at once.
+
+    On Windows (no ``fcntl``) the lock is `msvcrt.locking`'s on the file's first byte, which
+    nobody reads (the file stays empty); it waits some ten seconds for another holder, then
+    gives up with `TokenFileError`, where ``flock`` waits as long as it takes."""
+    try:
+        import fcntl  # POSIX; imported here so that reading tokens needs no more than Python
+    except ImportError:
+        fcntl = None  # type: ignore[assignment]
 
     try:
         descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
@@ -162,8 +170,22 @@ def _locked(lock: Path) -> Iterator[None]:
             f"cannot lock {lock}, which guards the tokens file: {exc.strerror or exc}"
         ) from None
     try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
+        if fcntl is not None:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            yield
+            return
+        try:
+            lock_byte(descriptor, 0, wait=True)
+        except BlockingIOError:
+            raise TokenFileError(
+                f"cannot lock {lock}, which guards the tokens file: another `arena tokens add` "
+                "has held it for ten seconds; try again once it is done"
+            ) from None
+        try:
+            yield
+        finally:
+            with suppress(OSError):
+                unlock_byte(descriptor, 0)
     finally:
         os.close(descriptor)  # releases the lock
 
@@ -189,11 +211,12 @@ def _write_atomically(path: Path, text: str) -> None:
         dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
     )
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        # newline: the same bytes on every system (Windows would write \r\n).
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        replace_file(Path(temporary), path)
     except BaseException:
         with suppress(OSError):
             os.unlink(temporary)

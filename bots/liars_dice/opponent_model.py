@@ -2,8 +2,8 @@
 
 The three networks are kept as raw counts (`OpponentModel`); probabilities are read from them
 Laplace-smoothed, so an unseen situation reads 1/2. Tables are saved per opponent as
-``<dir>/<opponent>.json`` (a name that is not file-name-safe gets a hashed file name,
-`model_path`; `ModelFile` is the format, checked on every load) and can be read back
+``<dir>/<opponent>.json`` (a name that would not be the same file name on every system gets a
+hashed one, `model_path`; `ModelFile` is the format, checked on every load) and can be read back
 as the seed's "show profile" view (圖 5.5) with `profile` (``arena liars-dice model``).
 """
 
@@ -28,7 +28,7 @@ from pydantic import (
     field_validator,
 )
 
-from arena.files import probe_writable
+from arena.files import probe_writable, replace_file
 from arena.games.liars_dice import Bid
 from bots.base import BotReportedError
 
@@ -271,29 +271,43 @@ class ModelFile(BaseModel):
         )
 
 
-_SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,200}")
+_PLAIN_NAME = re.compile(r"[a-z0-9_.-]{1,200}")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 _READABLE_LENGTH = 48
+_WINDOWS_DEVICES = frozenset(
+    {"con", "prn", "aux", "nul", "conin$", "conout$"}
+    | {f"{port}{digit}" for port in ("com", "lpt") for digit in "0123456789"}
+)
+"""Names Windows keeps for devices, whatever their case and whatever follows their first dot:
+``nul.json`` or ``Com1.x.json`` opens the device, not a file."""
 
 
 def model_path(directory: Path, opponent: str) -> Path:
-    """``<directory>/<opponent>.json`` for a name of file-name-safe characters (letters, digits,
-    ``_ . -``), as it always was, so existing tables still load. Any other name is written
-    file-name-safe, cut to 48 characters, and followed by ``+`` and 12 hex digits of its
-    SHA-256: ``小明`` and ``小華``, or ``a/b`` and ``a_b``, never share a file (and one
-    player's tables are never read as another's), while no safe name can look like a hashed
-    one (``+`` is not a safe character)."""
-    if _SAFE_NAME.fullmatch(opponent):
+    """``<directory>/<opponent>.json`` for a name of lower-case letters, digits and ``_ . -``
+    (not a Windows device name: `_WINDOWS_DEVICES`), as it always was, so existing tables still
+    load. Any other name is written file-name-safe, cut to 48 characters, and followed by
+    ``+`` and 12 hex digits of its SHA-256: ``小明`` and ``小華``, ``a/b`` and ``a_b``, or
+    ``Alice`` and ``alice`` never share a file, not even where file names ignore case (macOS's
+    and Windows' file systems by default), so one player's tables are never read as another's;
+    no plain name can look like a hashed one (``+`` is not in a plain name)."""
+    if _PLAIN_NAME.fullmatch(opponent) and not _is_device(opponent):
         return directory / f"{opponent}.json"
     digest = hashlib.sha256(opponent.encode("utf-8")).hexdigest()[:12]
     readable = _UNSAFE.sub("_", opponent)[:_READABLE_LENGTH]
+    if _is_device(readable):
+        readable = f"_{readable}"  # CON.x+… would still open the device
     return directory / f"{readable}+{digest}.json"
+
+
+def _is_device(name: str) -> bool:
+    return name.split(".", 1)[0].lower() in _WINDOWS_DEVICES
 
 
 def legacy_model_path(directory: Path, opponent: str) -> Path:
     """Where an arena before the hashed names (`model_path`) saved ``opponent``'s tables: every
-    unsafe character as ``_``, so several names could share it. Read only when the file's
-    ``opponent`` is the name asked for."""
+    unsafe character as ``_``, so several names could share it (and, for a name with capitals
+    or a Windows device name, where one saved them before those were hashed). Read only when the
+    file's ``opponent`` is the name asked for; the next save goes to `model_path`."""
     return directory / f"{_UNSAFE.sub('_', opponent) or '_'}.json"
 
 
@@ -346,9 +360,12 @@ def save_model(model: OpponentModel, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        # newline: the same bytes on every system (Windows would write \r\n).
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(json.dumps(model.to_json(), indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, path)
+        # Another worker of a run (--jobs) may be reading the file, which Windows lets no
+        # rename replace meanwhile.
+        replace_file(Path(tmp), path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
