@@ -56,6 +56,40 @@ that a worker stuck in the kernel cannot hold the command up forever (a killed o
 once)."""
 
 
+WINDOWS_WAIT_HANDLES = 63
+"""The most handles `multiprocessing.connection.wait` takes on Windows: it waits with
+``WaitForMultipleObjects`` (64 at most), of which CPython keeps one for Ctrl-C, and more raise
+``ValueError: need at most 63 handles`` (CPython issues #89240, #94242; `concurrent.futures`
+caps its Windows workers at 61 for the same reason)."""
+
+_HANDLES_PER_WORKER = 2
+"""The parent waits on each worker's pipe and on its process (`_run`)."""
+
+MAX_WINDOWS_WORKERS = WINDOWS_WAIT_HANDLES // _HANDLES_PER_WORKER
+"""The most workers `run_in_processes` runs at once on Windows."""
+
+
+def usable_jobs(jobs: int) -> int:
+    """How many of ``jobs`` workers `run_in_processes` runs at once on this platform: all of
+    them, except beyond `MAX_WINDOWS_WORKERS` on Windows (a 32-thread PC asks for 32 by
+    default)."""
+    return min(jobs, MAX_WINDOWS_WORKERS) if sys.platform == "win32" else jobs
+
+
+def jobs_cut_note(option: str, jobs: int, calls: int | None = None) -> str | None:
+    """The one line a command prints when ``jobs`` workers, asked for by ``option`` (``--jobs``),
+    are more than run at once here (`usable_jobs`); None when all of them run, or when the
+    ``calls`` to run (if known) need no more workers than run anyway."""
+    wanted = jobs if calls is None else min(jobs, calls)
+    usable = usable_jobs(wanted)
+    if usable == wanted:
+        return None
+    return (
+        f"{option} {jobs}: at most {usable} worker processes run at once on Windows (it waits on "
+        f"at most {WINDOWS_WAIT_HANDLES} handles, {_HANDLES_PER_WORKER} per worker)"
+    )
+
+
 class WorkerDiedError(ArenaError):
     """A worker process ended while the run still needed it: killed by a signal (the OOM
     killer, ``kill -9``) or exiting of its own. ``exitcode`` is its exit status as
@@ -389,14 +423,15 @@ def run_in_processes(
     ``on_stop`` (the clean-up of what the stopped workers left), then raises; a further Ctrl-C
     meanwhile is ignored (`_OneInterrupt`), so when this returns or raises no worker runs. A
     worker that dies is a failure: `WorkerDiedError`, naming the call it ran. A worker never
-    outlives this process either way (`die_with_parent`)."""
+    outlives this process either way (`die_with_parent`). On Windows at most
+    `MAX_WINDOWS_WORKERS` run at once (`usable_jobs`)."""
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     workers: list[_Worker] = []
     with _one_interrupt() as guard:
         try:
             with _interrupts_held():
-                for _ in range(min(jobs, len(calls))):
+                for _ in range(min(usable_jobs(jobs), len(calls))):
                     workers.append(_spawn(initializer, initargs))
             results = _run(function, calls, workers, wait, on_done, on_report)
             _finish(workers)

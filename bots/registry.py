@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from arena.text_files import NotUTF8Error, read_text_file
 from bots.base import Bot
 
 BotFactory = Callable[[str, Mapping[str, Any]], Bot]
@@ -38,8 +39,8 @@ def read_config(path: Path) -> tuple[str | None, dict[str, Any]]:
     (TOML). The ``strategy`` key is taken out of the settings, as leagues and ``arena match``
     read it; raises `BotConfigError` for a file that cannot be read or parsed."""
     try:
-        settings = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        settings = tomllib.loads(read_text_file(path))
+    except (OSError, NotUTF8Error) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise BotConfigError(f"cannot read bot config {path}: {reason}") from None
     except tomllib.TOMLDecodeError as exc:

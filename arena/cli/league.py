@@ -48,6 +48,7 @@ from arena.leagues.runner import (
     run_league,
 )
 from arena.matches.seating import HANDS_PER_ROUND
+from arena.processes import jobs_cut_note
 from arena.store import ReadOnlyStoreError, ResultStore
 from arena.store_open import ResultsReplacedError, blocking_companions
 
@@ -183,6 +184,10 @@ def league(
             f"{HANDS_PER_ROUND}: the last round of every match is partial, so not every player "
             "receives every starting hand"
         )
+    if config.server is None and config.jobs is not None and not show:
+        cut = jobs_cut_note("--jobs" if jobs is not None else "jobs =", config.jobs)
+        if cut is not None:
+            err.print(f"[yellow]note:[/] {cut}")
     if show and not db.is_file():
         # --show reads: it must not leave an empty results file (or its directory) behind.
         fail(f"no results file {db}: run the league without --show first (or give --db)")

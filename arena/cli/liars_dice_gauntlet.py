@@ -42,6 +42,7 @@ from arena.cli.liars_dice import (
 )
 from arena.errors import ArenaError
 from arena.matches.liars_dice_series import CHAIN_OPENERS, OPENERS, Driver, Opener
+from arena.processes import jobs_cut_note
 from bots.liars_dice import PERSONALITIES, ConfigError
 from bots.registry import UnknownBotError
 
@@ -166,6 +167,9 @@ def gauntlet(
     if baseline == bot:
         sides = {f"{bot} (--bot)": options, f"{baseline} (--baseline)": base_options}
     announce_kept_tables(sides)
+    cut = jobs_cut_note("--jobs", jobs, len(picked))
+    if cut is not None:
+        err.print(f"[yellow]note:[/] {escape(cut)}")
     runs = [(bot, options)] + ([(baseline, base_options)] if baseline is not None else [])
     # One list of per-seed gauntlets for the bot, and one for the baseline.
     results: list[list[Gauntlet]] = []

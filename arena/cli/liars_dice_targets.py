@@ -22,10 +22,11 @@ from arena.bench.liars_dice_targets import (
     spread,
 )
 from arena.cli.common import MAX_MATCH_GAMES, at_least, between, fail, print_json
-from arena.cli.liars_dice import ld_app, out, progress, span
+from arena.cli.liars_dice import err, ld_app, out, progress, span
 from arena.cli.liars_dice_gauntlet import DRIVER_HELP, parse_driver, parse_seeds
 from arena.errors import ArenaError
 from arena.matches.liars_dice_series import CHAIN_OPENERS, OPENERS, Opener
+from arena.processes import jobs_cut_note
 from bots.liars_dice import PERSONALITIES
 
 TARGETS_HELP = (
@@ -89,6 +90,9 @@ def targets(
         fail(f"--opener must be one of {', '.join(OPENERS)} or all, not {opener!r}")
     openers = list(OPENERS) if opener == "all" else [cast(Opener, opener)]
     seed_list = parse_seeds(seeds)
+    cut = jobs_cut_note("--jobs", jobs, len(PERSONALITIES))
+    if cut is not None:
+        err.print(f"[yellow]note:[/] {escape(cut)}")
     total = len(openers) * len(TARGET_BOTS) * len(seed_list) * len(PERSONALITIES) * games
     measured: list[TargetRun] = []
     try:

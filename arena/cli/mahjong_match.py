@@ -57,6 +57,7 @@ from arena.matches.mahjong import (
 )
 from arena.records import JsonlRecorder
 from arena.referee import DEFAULT_DEADLINE_MS, TimeBank, TimeControl
+from arena.text_files import NotUTF8Error, read_text_file
 from arena.transports.base import Seat
 from bots.registry import BotConfigError, UnknownBotError, config_for, make_bot
 
@@ -83,8 +84,8 @@ def match_ruleset(spec: str) -> MahjongRules:
     path = Path(spec)
     if path.suffix == ".toml" and path.is_file():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = tomllib.loads(read_text_file(path))
+        except (OSError, NotUTF8Error, tomllib.TOMLDecodeError):
             data = {"game": None}  # load_ruleset names the problem
         if "game" not in data:
             fail(

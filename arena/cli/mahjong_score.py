@@ -33,6 +33,7 @@ from arena.games.mahjong.tiles import (
     tile_name_zh,
     to_counts,
 )
+from arena.text_files import NotUTF8Error, read_text_file
 
 SCORE_DOC = (
     "Tai (台) and points of a winning hand after table 2-1, from its best reading.\n\n"
@@ -71,10 +72,10 @@ def load_scoring_rules(spec: str) -> ScoreRuleset:
     path = Path(spec)
     if path.suffix == ".toml" and path.is_file():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = tomllib.loads(read_text_file(path))
         except tomllib.TOMLDecodeError as exc:
             raise RulesetError(f"{path}: not valid TOML: {exc}") from exc
-        except (OSError, UnicodeDecodeError) as exc:
+        except (OSError, NotUTF8Error) as exc:
             raise RulesetError(f"cannot read ruleset {path}: {exc}") from exc
         if "game" not in data:
             table = data["scoring"] if set(data) == {"scoring"} else data

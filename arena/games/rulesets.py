@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena.games.errors import RulesetError
+from arena.text_files import NotUTF8Error, read_text_file
 
 RULESET_DIR: Final = Path(__file__).resolve().parents[2] / "configs" / "rulesets"
 META_KEYS: Final = frozenset({"game", "title", "description"})
@@ -35,8 +36,8 @@ def list_rulesets(game: str) -> list[str]:
     names = []
     for path in sorted(RULESET_DIR.glob("*.toml")):
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = tomllib.loads(read_text_file(path))
+        except (OSError, NotUTF8Error, tomllib.TOMLDecodeError):
             # One broken file must not hide the others (nor crash the error that lists them).
             continue
         if data.get("game") == game:
@@ -69,9 +70,9 @@ def _ruleset_data(
 ) -> tuple[Path, dict[str, Any]]:
     path = ruleset_path(game, name)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        # TOML is UTF-8 by definition: a file saved as UTF-16 or Big5 is named, not a traceback.
+        data = tomllib.loads(read_text_file(path))
+    except (OSError, NotUTF8Error) as exc:
+        # TOML is UTF-8 by definition: a file saved as Big5 is named, not a traceback.
         raise RulesetError(f"cannot read ruleset {path}: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(f"{path}: not valid TOML: {exc}") from exc

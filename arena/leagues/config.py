@@ -49,6 +49,7 @@ from arena.leagues.formats import (
 )
 from arena.matches.bot_seeds import UNSEEDED
 from arena.referee import DEFAULT_DEADLINE_MS
+from arena.text_files import NotUTF8Error, read_text_file
 from bots.registry import bot_names as known_strategies
 from protocol.messages import is_bot_name
 
@@ -532,32 +533,23 @@ def _problems(
     return validation_problems(exc, where, options, data, shapes)
 
 
-_BOM = "\ufeff"
-
-
 def load_league(path: Path, *, build_bots: bool = True, **overrides: Any) -> LeagueConfig:
     """Read and check a league config file; ``overrides`` (CLI options ``--KEY``, `None` = not
     given) replace its keys before the check, and a value of theirs that fails it is blamed on
     the option, not on the file. ``build_bots`` False: a config only to read a stored league
     back (``--show``, ``--list``), whose bots are not built (`_validate`)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_file(path)
     except OSError as exc:
         raise LeagueConfigError(
             f"cannot read league config {path}: {exc.strerror or exc}"
         ) from None
-    except UnicodeDecodeError as exc:
+    except NotUTF8Error as exc:
         raise LeagueConfigError(f"cannot read league config {path}: {exc}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        # Some Windows editors save UTF-8 with a byte-order mark, which TOML does not allow.
-        hint = (
-            "; the file starts with a byte-order mark (BOM): save it as UTF-8 without one"
-            if text.startswith(_BOM)
-            else ""
-        )
-        raise LeagueConfigError(f"{path}: not valid TOML: {exc}{hint}") from None
+        raise LeagueConfigError(f"{path}: not valid TOML: {exc}") from None
     given = {key: value for key, value in overrides.items() if value is not None}
     data.update(given)
     return _validate(data, path, options={key: f"--{key}" for key in given}, build_bots=build_bots)

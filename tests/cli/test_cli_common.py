@@ -175,11 +175,15 @@ def test_version_names_the_package_and_the_protocol(program: str) -> None:
     from typer.testing import CliRunner
 
     from arena.cli.main import app as arena_app
+    from arena.games.mahjong.speedups import IMPLEMENTATION
     from bots.cli import app as bots_app
+    from bots.version import NOT_BUILT
     from protocol import PROTOCOL_VERSION
 
     result = CliRunner().invoke(arena_app if program == "arena" else bots_app, ["--version"])
     assert result.exit_code == 0, result.output
+    checks = "C" if IMPLEMENTATION == "C" else f"Python ({NOT_BUILT})"
     assert result.output == (
-        f"{program} (table-arena {version('table-arena')}), protocol version {PROTOCOL_VERSION}\n"
+        f"{program} (table-arena {version('table-arena')}), protocol version {PROTOCOL_VERSION}, "
+        f"mahjong checks: {checks}\n"
     )

@@ -141,7 +141,8 @@ def test_a_config_of_another_strategy_is_refused_naming_the_file_and_its_strateg
     ],
 )
 def test_a_file_that_is_not_utf8_is_one_line_naming_it(tmp_path: Path, args: list[str]) -> None:
-    path = _write(tmp_path, "utf16.toml", 'strategy = "optimal"\n', encoding="utf-16")
+    # A legacy code page (Big5, a Windows "ANSI" file): UTF-16 with its mark is read as such.
+    path = _write(tmp_path, "big5.toml", '# 最佳\nstrategy = "optimal"\n', encoding="cp950")
     said = _refused([arg.replace("{file}", path) for arg in args] + ["--games", "2"])
     assert path in said and "utf-8" in said.lower()
 
@@ -149,7 +150,7 @@ def test_a_file_that_is_not_utf8_is_one_line_naming_it(tmp_path: Path, args: lis
 def test_a_ruleset_directory_with_a_file_that_is_not_utf8_still_lists_the_others(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _write(tmp_path, "broken.toml", 'game = "mahjong"\n', encoding="utf-16")
+    _write(tmp_path, "broken.toml", '# 規則\ngame = "mahjong"\n', encoding="cp950")
     _write(tmp_path, "fine.toml", 'game = "mahjong"\n')
     monkeypatch.setattr(rulesets, "RULESET_DIR", tmp_path)
     with pytest.raises(rulesets.RulesetError, match=r"known: fine$"):
