@@ -30,7 +30,7 @@ from rich.progress import (
 from arena.cli.stopping import interrupted_exit
 from arena.console_streams import json_ascii_only
 from arena.dealing import MatchSeed
-from arena.files import probe_writable, why_not_written
+from arena.files import probe_writable, replace_file, why_not_written
 from arena.matches.stats import finite_json
 from arena.records import JsonlRecorder
 from bots.registry import BotConfigError, read_config
@@ -290,7 +290,7 @@ def _settle_record(
         if earlier and not finished:
             target = path.with_name(f"{path.stem}.interrupted.jsonl")
         if earlier:
-            os.replace(part, target)
+            replace_file(part, target)
     except OSError as exc:
         console.print(
             f"note: the record could not be put in place ({exc.strerror or exc}); its games "

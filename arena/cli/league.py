@@ -51,6 +51,7 @@ from arena.matches.seating import HANDS_PER_ROUND
 from arena.processes import jobs_cut_note
 from arena.store import ReadOnlyStoreError, ResultStore
 from arena.store_open import ResultsReplacedError, blocking_companions
+from arena.text_files import NotUTF8Error, read_text_file
 
 err = output_console(stderr=True)
 
@@ -275,9 +276,9 @@ def _stored_ids_hint(config_file: Path, db: Path) -> str:
         return ""
     name = None
     try:
-        found = tomllib.loads(config_file.read_text(encoding="utf-8")).get("name")
+        found = tomllib.loads(read_text_file(config_file)).get("name")
         name = found if isinstance(found, str) else None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, NotUTF8Error, tomllib.TOMLDecodeError):
         pass
     try:
         with ResultStore(db, read_only=True) as store:

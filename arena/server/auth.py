@@ -30,6 +30,7 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.files import lock_byte, replace_file, unlock_byte
+from arena.text_files import NotUTF8Error, read_text_file
 from protocol.messages import is_bot_name
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
@@ -69,8 +70,8 @@ class TokenStore:
     @classmethod
     def load(cls, path: Path) -> TokenStore:
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+            data = tomllib.loads(read_text_file(path))
+        except (OSError, NotUTF8Error, tomllib.TOMLDecodeError) as exc:
             # An OSError's own text repeats the path: its reason alone, after the path once.
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             raise TokenFileError(f"{path}: {reason}") from None

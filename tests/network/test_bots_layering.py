@@ -1,6 +1,7 @@
 """The player side does not load the referee: ``bots`` may import the wire (`protocol`), the pure
-helpers of `arena.games`, `arena.dealing` and the neutral `arena.logs` / `arena.files`, never
-the referee, its transports, its match formats or its command line (docs/ARCHITECTURE.md, Bots).
+helpers of `arena.games`, `arena.dealing` and the neutral `arena.logs` / `arena.files` /
+`arena.text_files`, never the referee, its transports, its match formats or its command line
+(docs/ARCHITECTURE.md, Bots).
 
 Checked in a fresh interpreter, where nothing else has imported those modules first."""
 

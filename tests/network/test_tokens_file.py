@@ -149,3 +149,15 @@ def test_a_read_only_directory_is_a_token_file_error(tmp_path: Path) -> None:
         assert list(read_only.iterdir()) == []
     finally:
         read_only.chmod(0o755)
+
+
+def test_a_tokens_file_in_another_encoding_is_one_error_line(tmp_path: Path) -> None:
+    """An operator's edit saved in Big5 (cp950) was a UnicodeDecodeError traceback; one saved
+    with a byte-order mark (Notepad) is read."""
+    legacy = tmp_path / "legacy.toml"
+    legacy.write_bytes("# 管理員\n[bots]\n".encode("cp950"))
+    with pytest.raises(TokenFileError, match=r"legacy\.toml: .*save it as UTF-8"):
+        TokenStore.load(legacy)
+    marked = tmp_path / "marked.toml"
+    marked.write_bytes(b"\xef\xbb\xbf[bots]\n")
+    assert TokenStore.load(marked).bots == {}
