@@ -6,7 +6,8 @@
              [--seed TEXT]
 
 ``bots run`` plays every game that has a strategy called NAME (or only ``--game``), as one
-client named ``--name`` (default NAME), until the server says bye; SIGINT/SIGTERM says bye first.
+client named ``--name`` (default NAME), until the server says bye; SIGINT/SIGTERM (Ctrl-Break
+on Windows too) says bye first.
 A game is named as everywhere in ``arena`` (``bulls-cows``, ``liars-dice``) or by its wire name
 (``bulls_cows``, ``liars_dice``).
 
@@ -23,14 +24,15 @@ import functools
 import json
 import os
 import re
-import signal
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
 
+from arena.console_streams import json_ascii_only, tolerate_unencodable_output
 from arena.dealing import MatchSeed
+from arena.event_loops import is_mqtt_url, run_command, signals_named, stop_signals_handled
 from arena.games.registry import ALIASES, UnknownGameError, canonical_name
 from arena.logs import LOG_LEVELS, LogSetupError, check_log_level, configure_logging
 from bots.adapters import AdapterRefused, adapter_for
@@ -138,7 +140,7 @@ def list_bots(
             }
             for name in games
         ]
-        typer.echo(json.dumps({"games": listed}, ensure_ascii=False))
+        typer.echo(json.dumps({"games": listed}, ensure_ascii=json_ascii_only()))
         return
     for name in games:
         # As `arena` spells the game (liars-dice), the wire name beside it when they differ.
@@ -317,22 +319,22 @@ def refusal_hint(error: ClientRefused, players: Sequence[str], tokens: Sequence[
     return message
 
 
+STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGBREAK")
+"""What makes `bots run` say bye and stop, of those the platform has (SIGBREAK: Ctrl-Break, on
+Windows)."""
+
+
 async def _play(clients: list[BotClient]) -> list[str]:
     loop = asyncio.get_running_loop()
     runners = [asyncio.ensure_future(client.run()) for client in clients]
     stopping: list[asyncio.Future[None]] = []
 
-    def request_stop() -> None:
+    def request_stop(_number: int) -> None:
         for client in clients:
             stopping.append(asyncio.ensure_future(client.stop("the bot's owner stopped it")))
 
-    for number in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(number, request_stop)
-    try:
+    with stop_signals_handled(loop, signals_named(*STOP_SIGNALS), request_stop):
         return list(await asyncio.gather(*runners))
-    finally:
-        for number in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(number)
 
 
 # One paragraph per string line, not a docstring: typer keeps a docstring's line breaks (in
@@ -442,7 +444,7 @@ def run(
             _die(f"--resume-file: {exc}")
         clients.append(client)
     try:
-        reasons = asyncio.run(_play(clients))
+        reasons = run_command(_play(clients), speaks_mqtt=is_mqtt_url(url))
     except ClientRefused as exc:
         _die(refusal_hint(exc, players, tokens))
     except (AdapterRefused, UnknownWireGame) as exc:
@@ -452,6 +454,7 @@ def run(
 
 
 def main() -> None:
+    tolerate_unencodable_output()
     app()
 
 

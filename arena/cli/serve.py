@@ -164,6 +164,7 @@ def serve(
     ),
 ) -> None:
     """Host tables for every game: bots connect and wait; `arena match … --server` seats them."""
+    from arena.event_loops import run_command
     from arena.logs import LogSetupError, configure_logging
     from arena.server.app import ArenaServer, ServerConfig
     from arena.server.hub import Limits
@@ -187,7 +188,7 @@ def serve(
     )
     try:
         server = ArenaServer(config)
-        asyncio.run(server.run_until_signalled())
+        run_command(server.run_until_signalled(), speaks_mqtt=mqtt is not None)
     except ArenaError as exc:
         fail(str(exc))
     except OSError as exc:

@@ -20,6 +20,7 @@ import structlog
 from websockets.asyncio.server import Server
 
 from arena.errors import ArenaError
+from arena.event_loops import signals_named, stop_signals_handled
 from arena.server.auth import TokenStore, is_loopback
 from arena.server.hub import Hub, Limits
 from arena.transports.mqtt import (
@@ -88,12 +89,11 @@ class ServerConfig:
         return TokenStore.open_store()
 
 
-_SERVER_STOP_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
-"""What stops `arena serve`: each starts the drain, and a second (of any of them) forces the
-end. SIGHUP is handled here, not left to `arena.cli.stopping.stop_like_ctrl_c`, whose handler
-ignores a repeated SIGHUP so that a command's own clean-up is never cut short."""
+_SERVER_STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK")
+"""What stops `arena serve`, of those the platform has (no SIGHUP on Windows; SIGBREAK, Ctrl-Break,
+only there): each starts the drain, and a second (of any of them) forces the end. SIGHUP is
+handled here, not left to `arena.cli.stopping.stop_like_ctrl_c`, whose handler ignores a repeated
+SIGHUP so that a command's own clean-up is never cut short."""
 
 
 def _ignored(number: int) -> bool:
@@ -266,24 +266,21 @@ class ArenaServer:
             await asyncio.sleep(0.02)
 
     async def run_until_signalled(self) -> None:
-        """Serve until SIGINT, SIGTERM or SIGHUP; drain; a second signal (or the grace) forces
-        the end. SIGHUP stays ignored when the process was started ignoring it (``nohup``);
-        SIGINT and SIGTERM are always handled (a script's background job starts with SIGINT
-        ignored, and ``kill -INT`` must still stop it; `arena serve` takes it from its first
-        import on, `arena.cli.stopping.hold_an_ignored_sigint`, so a stop sent before this
-        runs ends the start-up instead). The handlers found before are put back when the
-        server is done."""
+        """Serve until SIGINT, SIGTERM or SIGHUP (or Ctrl-Break, on Windows); drain; a second
+        signal (or the grace) forces the end. SIGHUP stays ignored when the process was started
+        ignoring it (``nohup``); SIGINT and SIGTERM are always handled (a script's background
+        job starts with SIGINT ignored, and ``kill -INT`` must still stop it; `arena serve`
+        takes it from its first import on, `arena.cli.stopping.hold_an_ignored_sigint`, so a
+        stop sent before this runs ends the start-up instead). The handlers found before are
+        put back when the server is done."""
         loop = asyncio.get_running_loop()
         signals = asyncio.Queue[int]()
         handled = [
             number
-            for number in _SERVER_STOP_SIGNALS
+            for number in signals_named(*_SERVER_STOP_SIGNALS)
             if number != getattr(signal, "SIGHUP", None) or not _ignored(number)
         ]
-        before = {number: signal.getsignal(number) for number in handled}
-        for number in handled:
-            loop.add_signal_handler(number, signals.put_nowait, number)
-        try:
+        with stop_signals_handled(loop, handled, signals.put_nowait):
             await self.start()
             await signals.get()
             log.info("shutdown_requested", tables=len(self.hub.tables))
@@ -298,11 +295,3 @@ class ArenaServer:
                 await drain
             else:
                 forced.cancel()
-        finally:
-            for number in handled:
-                loop.remove_signal_handler(number)
-                # remove_signal_handler leaves the default action (death, for SIGHUP): the
-                # command's own handler must see a signal that comes during the teardown.
-                previous = before[number]
-                if previous is not None:
-                    signal.signal(number, previous)
