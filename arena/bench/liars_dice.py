@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
+from arena.logs import configure_logging, logging_settings
 from arena.matches.liars_dice_series import (
     CHAIN_OPENERS,
     Driver,
@@ -264,6 +265,10 @@ def run_gauntlet(
                 gauntlet_duel,
                 [(bot_name, settings, name, games, seed_text, driver, opener) for name in chosen],
                 min(jobs, len(chosen)),
+                # A spawned worker starts with structlog's defaults (every level, to stdout,
+                # into the middle of --json): it logs as this process does.
+                initializer=configure_logging,
+                initargs=logging_settings(),
                 on_done=None if progress is None else lambda duel: progress(duel.games),
             )
         except WorkerDiedError as exc:

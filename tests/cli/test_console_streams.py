@@ -132,3 +132,14 @@ def test_json_is_ascii_only_where_the_stream_is_not_unicode(encoding: str, unico
 def test_a_stream_of_unknown_encoding_gets_ascii_json() -> None:
     for unknown in (SimpleNamespace(encoding="no-such-codec"), SimpleNamespace(encoding=None)):
         assert json_ascii_only(cast(IO[str], unknown))
+
+
+def test_a_gauntlet_with_worker_processes_prints_its_json_alone() -> None:
+    """Spawned workers logged with structlog's defaults, every level on stdout: 64 debug lines
+    before the JSON of `gauntlet --jobs 2 --json` (the league's workers were set up already)."""
+    args = ["liars-dice", "gauntlet", "--bot", "bayes", "--games", "2", "--seed", "1"]
+    done = arena(*args, "--jobs", "2", "--json", encoding="utf-8")
+    assert done.returncode == 0, done.stderr.decode()
+    (line,) = done.stdout.decode().splitlines()
+    assert json.loads(line)["games"] == 2
+    assert b"game_over" not in done.stderr  # the default level, warning, holds debug back
