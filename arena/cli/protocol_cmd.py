@@ -46,7 +46,7 @@ def doc(
             raise typer.Exit(1)
         typer.echo(f"{DOC_PATH} is up to date")
     elif write:
-        DOC_PATH.write_text(text, encoding="utf-8")
+        DOC_PATH.write_text(text, encoding="utf-8", newline="\n")  # LF on Windows too
         typer.echo(f"wrote {DOC_PATH}")
     else:
         typer.echo(text, nl=False)

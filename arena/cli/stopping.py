@@ -22,11 +22,13 @@ import threading
 from types import FrameType
 
 STOP_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGBREAK") if hasattr(signal, name)
 )
 """The signals that stop a command the way Ctrl-C (SIGINT) does, once `stop_like_ctrl_c` is
-installed: what `kill`, `timeout`, systemd, ``docker stop`` and CI cancellation send, and what a
-dropped terminal or SSH session sends. SIGKILL cannot be caught: nothing runs after it."""
+installed: what `kill`, `timeout`, systemd, ``docker stop`` and CI cancellation send, what a
+dropped terminal or SSH session sends, and Ctrl-Break on Windows (SIGBREAK, only there), which
+would otherwise end the process at once, the record unrevealed. SIGKILL cannot be caught:
+nothing runs after it."""
 
 REDELIVERY_DELAY_S = 0.05
 """How long a swallowed stop waits before it is raised again: long enough for the finalizer

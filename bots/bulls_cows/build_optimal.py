@@ -106,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             task = bar.add_task("", total=code_space(digits, alphabet).size)
             tree = build(digits, alphabet, method, width, partial(bar.advance, task))
         path = tree_path(digits, alphabet)
-        path.write_text(json.dumps(tree.to_json(), separators=(",", ":")) + "\n", encoding="utf-8")
+        path.write_text(
+            json.dumps(tree.to_json(), separators=(",", ":")) + "\n", encoding="utf-8", newline="\n"
+        )
         seconds = time.perf_counter() - started
         print(
             f"{digits} of {alphabet}: total {tree.total}, mean {tree.mean:.4f}, max "

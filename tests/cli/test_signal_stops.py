@@ -180,3 +180,26 @@ def test_a_seed_interrupted_while_shown_is_still_shown(monkeypatch: pytest.Monke
         common._reveal_pending_seeds()
     common._reveal_pending_seeds()  # what `fail` does on the way out
     assert console.printed[-1] == f"seed: {'ab' * 32}"
+
+
+# Windows' Ctrl-Break (SIGBREAK exists only there), played by SIGUSR1: the child names it so
+# before `arena` computes the signals it stops on.
+START_WITH_CTRL_BREAK = START.replace(
+    "from arena.cli.main", "signal.SIGBREAK = signal.SIGUSR1; from arena.cli.main"
+)
+
+
+def test_ctrl_break_stops_a_match_as_ctrl_c_does(tmp_path: Path) -> None:
+    """Ctrl-Break ended a Windows match at once: no reveal line, the fresh seed never shown."""
+    records = tmp_path / "records"
+    process = subprocess.Popen(
+        [sys.executable, "-c", START_WITH_CTRL_BREAK.format(sigint="default_int_handler"), *MATCH,
+         "--record", str(records)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    wait_until(a_game_finished(records), process, "finished game")
+    code, err = stop(process, signal.SIGUSR1)
+    assert_stopped_cleanly(code, err, signal.SIGUSR1, records)
