@@ -118,11 +118,23 @@ class WorkerDiedError(ArenaError):
         return f"a worker process died ({self.how}){doing}"
 
 
+_SYNCHRONIZE = 0x0010_0000
+"""The access right to wait on a process, which is all `_windows_process_alive` does with it."""
+
+_ERROR_INVALID_PARAMETER = 87
+"""How ``OpenProcess`` says that no process has the id."""
+
+_WAIT_OBJECT_0 = 0
+"""``WaitForSingleObject``: the object is signaled, as a process is once it has ended."""
+
+
 def process_alive(pid: int) -> bool:
     """Whether process ``pid`` runs on this machine; in doubt, yes (callers keep what a live
     process may still be using)."""
+    if sys.platform == "win32":
+        return _windows_process_alive(pid)
     if os.name != "posix":
-        return True  # os.kill(pid, 0) would terminate the process on Windows
+        return True  # no way to ask here (and os.kill may end the process)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -130,6 +142,32 @@ def process_alive(pid: int) -> bool:
     except OSError:
         return True  # exists, owned by another user
     return True
+
+
+def _windows_process_alive(pid: int) -> bool:
+    # os.kill(pid, 0) would terminate the process there: kernel32 is asked instead.
+    if sys.platform != "win32":  # never (`process_alive` asks first): mypy, the rest is Windows'
+        return True
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    # A HANDLE is as wide as a pointer: ctypes' default return type, a C int, would cut it.
+    kernel32.OpenProcess.argtypes = (ctypes.c_uint32, ctypes.c_int, ctypes.c_uint32)
+    kernel32.OpenProcess.restype = ctypes.c_void_p
+    kernel32.WaitForSingleObject.argtypes = (ctypes.c_void_p, ctypes.c_uint32)
+    kernel32.WaitForSingleObject.restype = ctypes.c_uint32
+    kernel32.CloseHandle.argtypes = (ctypes.c_void_p,)
+    kernel32.CloseHandle.restype = ctypes.c_int
+    handle = kernel32.OpenProcess(_SYNCHRONIZE, False, pid)
+    if not handle:
+        # Refused (another user's process, a system one) is a process that exists.
+        return ctypes.get_last_error() != _ERROR_INVALID_PARAMETER
+    try:
+        # A process that has ended keeps its id while anyone holds a handle to it (this
+        # process keeps its workers'), so an open handle is no proof of life: its signal is.
+        # (GetExitCodeProcess's STILL_ACTIVE is also the code of a process that exited with
+        # status 259.) A failed wait is a doubt: alive.
+        return kernel32.WaitForSingleObject(handle, 0) != _WAIT_OBJECT_0
+    finally:
+        kernel32.CloseHandle(handle)
 
 
 def ignore_interrupts() -> None:
