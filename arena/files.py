@@ -46,10 +46,10 @@ def _not_a_directory(path: Path) -> Path | None:
     return None
 
 
-REPLACE_ATTEMPTS = 5
+REPLACE_ATTEMPTS = 6
 """How often `replace_file` tries on Windows before it gives up."""
 REPLACE_FIRST_PAUSE_S = 0.05
-"""Its first pause between two tries, doubled after each: 1.55 s in all."""
+"""Its first pause between two tries, doubled after each: five pauses, 1.55 s in all."""
 
 
 def replace_file(source: Path, target: Path) -> None:

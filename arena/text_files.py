@@ -44,9 +44,12 @@ def read_text_file(path: Path) -> str:
                 return data.decode(encoding)
             except UnicodeDecodeError as exc:
                 name = encoding.upper().removesuffix("-SIG")
+                # The UTF-16/32 codecs count the mark in the place of a bad byte; utf-8-sig,
+                # which drops the mark before it decodes, does not.
+                start = exc.start + (len(mark) if encoding == "utf-8-sig" else 0)
                 raise NotUTF8Error(
                     f"it starts with a {name} byte-order mark but is not {name} text (from "
-                    f"byte {exc.start}): {SAVE_AS_UTF8}"
+                    f"byte {start}): {SAVE_AS_UTF8}"
                 ) from None
     try:
         return data.decode("utf-8")
