@@ -29,7 +29,8 @@ from arena.bench.liars_dice import Gain, Gauntlet, by_game
 from arena.bench.liars_dice_targets import TARGET_BOTS, TargetRun
 from arena.dealing import exact, seed_fit
 from arena.dealing import stats as dstats
-from arena.dealing.audit import BridgeTally, Report, independent_z, worst_cell
+from arena.dealing.audit import BridgeTally, independent_z, worst_cell
+from arena.dealing.audit_report import Report
 from arena.dealing.bridge import DECK, SUIT_SIZE
 from arena.leagues.outcomes import GameOutcome, MatchOutcome, MatchPlan
 from arena.leagues.standings import match_lines, standings

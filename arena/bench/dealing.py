@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from arena.dealing.audit import BridgeTally, Report, bridge_report
+from arena.dealing.audit import BridgeTally, bridge_report
+from arena.dealing.audit_report import Report
 from arena.dealing.batch import DEFAULT_BLOCKS, DEFAULT_CHUNK, deal_orders
 from arena.dealing.bridge import BridgeDeal, bridge_label, deal_bridge, deal_order
 from arena.dealing.streams import BlockHasher, DealingError, MatchSeed, RandomStream

@@ -1,6 +1,6 @@
-"""Liar's dice experiments and the speed benchmark: the seed's gauntlet (a bot against the 32
-personalities, seed 002 §5.2), a gauntlet beside a baseline's (`Gain`), and `arena bench
-liars-dice`, which times the gauntlet and both game drivers.
+"""Liar's dice experiments: the seed's gauntlet (a bot against the 32 personalities, seed 002
+§5.2) and a gauntlet beside a baseline's (`Gain`). `arena bench liars-dice`, which times the
+gauntlet and both game drivers, is in `arena.bench.liars_dice_speed`.
 
 The games themselves — the two drivers, the duel, the two-bot match — are match formats, in
 `arena.matches.liars_dice_series`; this module runs them as experiments and measures them. The
@@ -10,12 +10,11 @@ dominates a 16,000-game run.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from arena.dealing import MatchSeed
 from arena.errors import ArenaError
@@ -29,13 +28,11 @@ from arena.matches.liars_dice_series import (
     chain_design_effect,
     make_ld_bot,
     opened_games,
-    play_direct,
     play_duel,
-    play_refereed,
 )
 from arena.matches.stats import CONFIDENCE, Interval, clustered_mean_interval, difference_interval
 from arena.processes import WorkerDiedError, run_in_processes
-from bots.liars_dice import PERSONALITIES, LiarsDiceBot, group_members
+from bots.liars_dice import PERSONALITIES, group_members
 from bots.liars_dice.bayes import raise_failed_save
 from bots.liars_dice.opponent_model import TablesSaveError
 
@@ -516,116 +513,3 @@ class Gain:
                 {"group": group, "gain": gain.to_json()} for group, gain in self.by_group()
             ],
         }
-
-
-# -- the speed benchmark ----------------------------------------------------------------------
-
-BENCH_GAMES: Final = 500
-"""Games against each personality that the design's time target is set for."""
-BENCH_SECONDS: Final = 20.0
-"""DESIGN §6: the 32 personalities × 500 games with the Bayesian bot in at most this long."""
-
-
-@dataclass
-class BenchReport:
-    games: int
-    seed: str
-    bayes: Gauntlet
-    baseline: Gauntlet
-    referee_games: int
-    direct_seconds: float
-    referee_seconds: float
-    referee_decisions: int
-    direct_decisions: int
-
-    def to_json(self) -> dict[str, Any]:
-        direct_rate = self.referee_games / self.direct_seconds if self.direct_seconds else 0.0
-        referee_rate = self.referee_games / self.referee_seconds if self.referee_seconds else 0.0
-        return {
-            "games_per_opponent": self.games,
-            "seed": self.seed,
-            "bayes_seconds": round(self.bayes.seconds, 3),
-            "bayes_games_per_second": round(self.bayes.games_per_second, 1),
-            "random_guess_seconds": round(self.baseline.seconds, 3),
-            "random_guess_games_per_second": round(self.baseline.games_per_second, 1),
-            "bayes_vs_random_guess_time_ratio": round(
-                self.bayes.seconds / self.baseline.seconds, 3
-            ),
-            "driver_comparison": {
-                "games": self.referee_games,
-                "direct_games_per_second": round(direct_rate, 1),
-                "referee_games_per_second": round(referee_rate, 1),
-                "referee_vs_direct_time_ratio": round(self.referee_seconds / self.direct_seconds, 2)
-                if self.direct_seconds
-                else None,
-                "referee_us_per_decision": round(
-                    1e6 * self.referee_seconds / max(1, self.referee_decisions), 1
-                ),
-                "direct_us_per_decision": round(
-                    1e6 * self.direct_seconds / max(1, self.direct_decisions), 1
-                ),
-            },
-            "bayes_mean_win_rate": round(self.bayes.mean, 4),
-            "random_guess_mean_win_rate": round(self.baseline.mean, 4),
-            "targets": [self.time_target()],
-        }
-
-    def time_target(self) -> dict[str, Any]:
-        """The design's target for the bayes gauntlet, met or missed; judged only at the 500
-        games a personality it is set for (``met`` is ``None`` at any other count)."""
-        seconds = round(self.bayes.seconds, 3)
-        return {
-            "quantity": f"bayes, 32 personalities × {BENCH_GAMES} games: wall time, s",
-            "comparison": "<=",
-            "bound": BENCH_SECONDS,
-            "measured": seconds,
-            "met": seconds <= BENCH_SECONDS if self.games == BENCH_GAMES else None,
-        }
-
-
-def compare_drivers(games: int, seed_text: str) -> tuple[float, int, float, int]:
-    """bayes against type1 for ``games`` games by each driver: (direct s, decisions, referee s,
-    decisions). Fresh bots each time, so both drivers play the very same games."""
-    seed = MatchSeed.from_text(seed_text)
-
-    def pair() -> tuple[LiarsDiceBot, LiarsDiceBot]:
-        return make_ld_bot("bayes", {"seed": seed_text}), make_ld_bot("type1", {"seed": seed_text})
-
-    bots = pair()
-    started = time.perf_counter()
-    direct_decisions = 0
-    for k in range(games):
-        _, used = play_direct(bots, seed, game_index=k, first=k % 2, match_id="drivers")
-        direct_decisions += used
-    direct = time.perf_counter() - started
-
-    async def refereed() -> int:
-        bots = pair()
-        total = 0
-        for k in range(games):
-            _, used = await play_refereed(bots, seed, game_index=k, first=k % 2, match_id="drivers")
-            total += used
-        return total
-
-    started = time.perf_counter()
-    referee_decisions = asyncio.run(refereed())
-    return direct, direct_decisions, time.perf_counter() - started, referee_decisions
-
-
-def run_bench(
-    games: int, seed_text: str, *, driver_games: int = 500, progress: Progress | None = None
-) -> BenchReport:
-    bayes = run_gauntlet("bayes", games, seed_text, progress=progress)
-    baseline = run_gauntlet("random-guess", games, seed_text, progress=progress)
-    direct, direct_decisions, refereed, referee_decisions = compare_drivers(driver_games, seed_text)
-    return BenchReport(
-        games=games,
-        seed=seed_text,
-        bayes=bayes,
-        baseline=baseline,
-        referee_games=driver_games,
-        direct_seconds=direct,
-        referee_seconds=refereed,
-        referee_decisions=referee_decisions,
-        direct_decisions=direct_decisions,
-    )

@@ -24,14 +24,8 @@ from arena.cli.common import (
     progress_bar,
 )
 from arena.dealing import MatchSeed
-from arena.dealing.audit import (
-    MAX_DEALS,
-    Progress,
-    Report,
-    audit_bridge,
-    audit_dice,
-    audit_mahjong,
-)
+from arena.dealing.audit import audit_bridge, audit_dice, audit_mahjong
+from arena.dealing.audit_report import MAX_DEALS, Progress, Report
 from arena.dealing.bridge import deal_bridge
 from arena.dealing.deals import roll_dice, shuffled_wall
 from arena.dealing.planted import PLANTED_DICE, PLANTED_SHUFFLES

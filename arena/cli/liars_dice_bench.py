@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from arena.bench.liars_dice import run_bench
+from arena.bench.liars_dice_speed import run_bench
 from arena.cli.common import at_least, fail, output_console, print_json, progress
 from bots.liars_dice import PERSONALITIES
 

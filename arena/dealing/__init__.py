@@ -1,8 +1,8 @@
 """Seeded, verifiable randomness shared by every game (walls, dice, secrets, deals).
 
-``arena.dealing.audit`` (the dealer audit) and ``arena.dealing.batch`` (the numpy bridge dealer)
-are imported on their own: they pull in numpy, scipy and the mahjong analysis, which a game
-engine dealing a wall does not need.
+``arena.dealing.audit`` (the dealer audit, its report in ``arena.dealing.audit_report``) and
+``arena.dealing.batch`` (the numpy bridge dealer) are imported on their own: they pull in numpy,
+scipy and the mahjong analysis, which a game engine dealing a wall does not need.
 """
 
 from arena.dealing.bridge import BridgeDeal, deal_bridge

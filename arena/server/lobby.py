@@ -11,12 +11,11 @@ from dataclasses import dataclass
 import structlog
 
 from arena.server.auth import TokenStore, digest
+from arena.server.links import MQTT_TRANSPORT, Link
 from arena.server.sessions import (
     DEFAULT_JOURNAL_CAP,
     DEFAULT_RECONNECT_GRACE_S,
-    MQTT_TRANSPORT,
     BotSession,
-    Link,
     SessionState,
 )
 from protocol.codec import name_problem

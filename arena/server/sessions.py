@@ -18,23 +18,20 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any
 
 import structlog
 
 from arena.server.frames import Frame
 from arena.server.journal import Journal
+from arena.server.links import Link, SeatSink
 from protocol.codec import encode
 from protocol.messages import Action, Bye, Error, ErrorCode
 
 log = structlog.get_logger(__name__)
-
-MQTT_TRANSPORT = "mqtt"
-"""The `Link.transport` of a bot that came through an MQTT broker."""
 
 DEFAULT_JOURNAL_CAP = 100_000
 """Events kept for an absent bot; a 384-hand mahjong match sends one bot about 35,000."""
@@ -45,48 +42,6 @@ UNANSWERED_KEPT = 16
 """Requests a bot was sent and has not answered, remembered so that a late answer to one is
 known for what it is. Only one request is pending at a time: the last few cover any bot that
 answers at all."""
-
-
-class Link(Protocol):
-    """One live connection to a peer, whatever carries it."""
-
-    transport: str
-    peer: str
-
-    async def send(self, text: str, *, urgent: bool = True) -> bool:
-        """Deliver one frame; False when the link is gone (never raises). A frame that is not
-        ``urgent`` may wait, in order, for the next urgent one (or a short while), so several
-        frames cost one write."""
-        ...
-
-    async def close(self, reason: str) -> None:
-        """Close the link; idempotent. Waits a few seconds at most, even for a peer that does
-        not read."""
-        ...
-
-    def abort(self) -> None:
-        """Drop the link at once, whatever is still unsent (a forced shutdown); `close` may
-        still be called and returns promptly."""
-        ...
-
-
-class SeatSink(Protocol):
-    """The referee's side of a bot's slot: a seat connection (``attach``), or a `LocalSeat`
-    when the referee runs inside the server."""
-
-    async def answer(self, action: Action) -> None:
-        """Hand the bot's checked action to the referee."""
-        ...
-
-    async def fail(self, seq: int, text: str, code: ErrorCode = ErrorCode.LATE) -> None:
-        """The pending request ``seq`` will get no usable answer: tell the referee now. ``late``
-        when none will come (the bot is gone), else the code of the bot's bad answer; the
-        referee then errors and re-asks as for any bad answer."""
-        ...
-
-    async def detach(self, reason: str) -> None:
-        """The table is closing."""
-        ...
 
 
 class SessionState(StrEnum):
@@ -144,24 +99,6 @@ def _mismatch(*fields: tuple[str, object, object]) -> str | None:
         ),
         None,
     )
-
-
-class FloodGuard:
-    """A token bucket of bad frames: ``burst`` at once, then ``per_second`` refill."""
-
-    def __init__(self, burst: int = 20, per_second: float = 2.0) -> None:
-        self.burst = burst
-        self.per_second = per_second
-        self._tokens = float(burst)
-        self._stamp = time.monotonic()
-
-    def strike(self) -> bool:
-        """Count one bad frame; True when the peer has gone over the limit."""
-        now = time.monotonic()
-        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.per_second)
-        self._stamp = now
-        self._tokens -= 1
-        return self._tokens < 0
 
 
 class BotSession:

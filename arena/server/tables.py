@@ -18,8 +18,9 @@ from enum import StrEnum
 
 import structlog
 
+from arena.server.links import Link, SeatSink
 from arena.server.lobby import Lobby
-from arena.server.sessions import BotSession, Frame, Link, SeatSink
+from arena.server.sessions import BotSession, Frame
 from arena.server.wire import SeatTicket, TableStatus
 from protocol.codec import encode
 from protocol.messages import Action, Error, ErrorCode

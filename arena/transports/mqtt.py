@@ -45,8 +45,9 @@ from typing import Any
 import aiomqtt
 import structlog
 
-from arena.server.hub import Connection, Hub, Role
-from arena.server.sessions import MQTT_TRANSPORT, FloodGuard
+from arena.server.connection import Connection, Role
+from arena.server.hub import Hub
+from arena.server.links import MQTT_TRANSPORT, FloodGuard
 from arena.transports.mqtt_refusals import (
     login_refused,
     server_login_refused_message,

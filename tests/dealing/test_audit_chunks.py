@@ -14,14 +14,8 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.dealing import MatchSeed, RandomStream, shuffled_wall
-from arena.dealing.audit import (
-    AUDIT_CHUNK,
-    MAX_DEALS,
-    Report,
-    audit_bridge,
-    audit_dice,
-    audit_mahjong,
-)
+from arena.dealing.audit import audit_bridge, audit_dice, audit_mahjong
+from arena.dealing.audit_report import AUDIT_CHUNK, MAX_DEALS, Report
 from arena.dealing.planted import mask_modulo_die, seed_c_literal, swap_with_any
 from arena.dealing.streams import DealingError
 from arena.games.mahjong.analysis import deficiency_batch

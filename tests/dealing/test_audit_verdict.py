@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.dealing import MatchSeed
-from arena.dealing.audit import FAMILY_ALPHA, Report, audit_dice, audit_mahjong
+from arena.dealing.audit import audit_dice, audit_mahjong
+from arena.dealing.audit_report import FAMILY_ALPHA, Report
 from arena.dealing.stats import ChiSquare
 
 runner = CliRunner()

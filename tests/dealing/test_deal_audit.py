@@ -14,13 +14,13 @@ import numpy as np
 from arena.dealing import MatchSeed, RandomStream, exact, shuffled_wall
 from arena.dealing.audit import (
     MAHJONG_KINDS,
-    Report,
     audit_bridge,
     audit_dice,
     audit_mahjong,
     deficiency_tally,
     starting_hand_counts,
 )
+from arena.dealing.audit_report import Report
 from arena.dealing.planted import mask_modulo_die, seed_c_literal, swap_with_any
 from arena.games.mahjong.analysis import deficiency, deficiency_batch
 from arena.games.mahjong.wall import Wall, round_wall

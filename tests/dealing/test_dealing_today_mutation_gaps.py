@@ -12,7 +12,7 @@ from rich.console import Console
 
 from arena.cli import audit as audit_cli
 from arena.dealing import stats as dstats
-from arena.dealing.audit import Report
+from arena.dealing.audit_report import Report
 
 P = [0.2, 0.3, 0.0, 0.5]
 FAIR = [200, 300, 0, 500]

@@ -11,17 +11,10 @@ from typing import Any
 import pytest
 from matplotlib.figure import Figure
 
-from arena.bench import liars_dice as bench
-from arena.bench.liars_dice import (
-    BenchReport,
-    Gain,
-    Gauntlet,
-    by_game,
-    compare_drivers,
-    pool_gauntlets,
-    run_gauntlet,
-)
+from arena.bench import liars_dice_speed as speed
+from arena.bench.liars_dice import Gain, Gauntlet, by_game, pool_gauntlets, run_gauntlet
 from arena.bench.liars_dice_charts import plot_trends
+from arena.bench.liars_dice_speed import BenchReport, compare_drivers
 from arena.matches.liars_dice_series import Duel, Opener
 
 
@@ -189,9 +182,9 @@ def test_the_bench_times_bayes_against_random_guess(monkeypatch: pytest.MonkeyPa
         played.append((bot, games, seed))
         return _gauntlet([[True, False]], bot=bot)
 
-    monkeypatch.setattr(bench, "run_gauntlet", fake_gauntlet)
-    monkeypatch.setattr(bench, "compare_drivers", lambda games, seed: (1.0, 11, 3.0, 12))
-    report = bench.run_bench(2, "s", driver_games=7)
+    monkeypatch.setattr(speed, "run_gauntlet", fake_gauntlet)
+    monkeypatch.setattr(speed, "compare_drivers", lambda games, seed: (1.0, 11, 3.0, 12))
+    report = speed.run_bench(2, "s", driver_games=7)
     assert played == [("bayes", 2, "s"), ("random-guess", 2, "s")]
     assert (report.bayes.bot, report.baseline.bot) == ("bayes", "random-guess")
     assert (report.referee_games, report.direct_seconds, report.referee_seconds) == (7, 1.0, 3.0)

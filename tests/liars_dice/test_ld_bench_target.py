@@ -9,7 +9,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from arena.bench.liars_dice import BENCH_SECONDS, BenchReport, Gauntlet
+from arena.bench.liars_dice import Gauntlet
+from arena.bench.liars_dice_speed import BENCH_SECONDS, BenchReport
 from arena.cli.main import app
 
 runner = CliRunner()

@@ -12,14 +12,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from arena.bench.liars_dice import (
-    BENCH_SECONDS,
-    BenchReport,
-    Gain,
-    Gauntlet,
-    pool_gauntlets,
-    run_gauntlet,
-)
+from arena.bench.liars_dice import Gain, Gauntlet, pool_gauntlets, run_gauntlet
+from arena.bench.liars_dice_speed import BENCH_SECONDS, BenchReport
 from arena.dealing import MatchSeed
 from arena.games.liars_dice import LiarsDiceGame, LiarsDiceRules
 from arena.matches.liars_dice import in_process_seats

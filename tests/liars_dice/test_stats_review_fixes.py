@@ -26,7 +26,7 @@ from arena.bench.liars_dice import BLOCK_GAMES, Gain, Gauntlet, by_block, by_gam
 from arena.bench.liars_dice_targets import BAYES, PROBABILITY, RANDOM_GUESS, TargetRun
 from arena.dealing import exact
 from arena.dealing import stats as dstats
-from arena.dealing.audit import Report
+from arena.dealing.audit_report import Report
 from arena.matches.liars_dice import TableReport, TableStanding
 from arena.matches.liars_dice_series import (
     Duel,

@@ -21,7 +21,7 @@ from test_net_mutation_gaps import GAME, Peer, hello
 
 from arena.server.auth import TokenStore
 from arena.server.hub import Hub
-from arena.server.sessions import MQTT_TRANSPORT
+from arena.server.links import MQTT_TRANSPORT
 from bots.adapters import AdapterRefused, ClientMessage
 from bots.client import BotClient
 from bots.registry import make_bot

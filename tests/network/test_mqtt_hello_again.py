@@ -30,7 +30,7 @@ from test_net_mutation_gaps import GAME, Peer, attached, hello, open_table, requ
 
 from arena.server.auth import TokenStore
 from arena.server.hub import Hub, Limits
-from arena.server.sessions import MQTT_TRANSPORT
+from arena.server.links import MQTT_TRANSPORT
 from protocol.messages import ErrorCode
 
 AN_HOUR = 3600.0

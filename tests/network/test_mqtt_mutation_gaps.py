@@ -37,7 +37,8 @@ from net_helpers import (
 )
 
 from arena.server.auth import TokenStore
-from arena.server.hub import Hub, Limits, Role
+from arena.server.connection import Role
+from arena.server.hub import Hub, Limits
 from arena.transports import mqtt, mqtt_broker
 from arena.transports.mqtt_server_broker import start_embedded_broker
 from arena.transports.mqtt_topics import (

@@ -30,7 +30,8 @@ from arena.dealing import MatchSeed
 from arena.records import MemoryRecorder
 from arena.referee import play_game
 from arena.server.app import ArenaServer
-from arena.server.hub import Limits, Role
+from arena.server.connection import Role
+from arena.server.hub import Limits
 from arena.server.remote import remote_seats
 from arena.server.sessions import SessionState
 from arena.transports import websocket

@@ -16,7 +16,8 @@ from net_helpers import QuietLink, RawPeer, raw_peer, running_server, scaled, wa
 from arena.dealing import MatchSeed
 from arena.records import MemoryRecorder
 from arena.referee import play_game
-from arena.server.hub import Connection, Limits
+from arena.server.connection import Connection
+from arena.server.hub import Limits
 from arena.server.sessions import BotSession, Frame, SessionState
 from arena.transports.mqtt import MqttBridge, MqttLink
 from protocol.messages import Action, ErrorCode

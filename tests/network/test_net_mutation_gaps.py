@@ -15,11 +15,13 @@ import pytest
 from net_helpers import KeptLink, raw_peer, running_server, wait_until, ws_url
 from wire_samples import solve_observation
 
-from arena.server import sessions
+from arena.server import links
 from arena.server.auth import TokenStore, digest
-from arena.server.hub import Connection, Hub
+from arena.server.connection import Connection
+from arena.server.hub import Hub
+from arena.server.links import MQTT_TRANSPORT, FloodGuard
 from arena.server.lobby import Admitted, Lobby
-from arena.server.sessions import MQTT_TRANSPORT, FloodGuard, SessionState
+from arena.server.sessions import SessionState
 from arena.server.tables import Table
 from protocol.codec import MAX_MESSAGE_BYTES, encode
 from protocol.games.bulls_cows import GuessMade
@@ -332,7 +334,7 @@ def test_the_flood_allowance_never_grows_past_its_burst(monkeypatch: pytest.Monk
     """docs/NETWORK.md: 20 bad frames at once, then 2 per second. However long a peer was
     quiet, it may send 20 at once, not more (the clock is the guard's own, set by hand)."""
     clock = [1000.0]
-    monkeypatch.setattr(sessions.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(links.time, "monotonic", lambda: clock[0])
     guard = FloodGuard(burst=20, per_second=2.0)
     clock[0] += 3600.0
     assert [guard.strike() for _ in range(20)] == [False] * 20

@@ -19,7 +19,8 @@ from typing import Any
 from net_helpers import KeptLink, ScriptedAdapter, scaled
 
 from arena.server.auth import TokenStore
-from arena.server.hub import Connection, Hub, Limits
+from arena.server.connection import Connection
+from arena.server.hub import Hub, Limits
 from arena.server.local import LocalSeat
 from arena.server.sessions import Frame
 from bots.adapters import ServerMessage

@@ -18,7 +18,8 @@ from typing import Any
 from net_helpers import KeptLink, scaled
 
 from arena.server.auth import TokenStore
-from arena.server.hub import Connection, Hub, Limits
+from arena.server.connection import Connection
+from arena.server.hub import Hub, Limits
 from arena.server.sessions import SessionState
 from protocol.games.common import MatchEnd, MatchStart
 from protocol.messages import Event

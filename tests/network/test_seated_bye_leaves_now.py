@@ -27,8 +27,9 @@ from net_helpers import (
 
 from arena.server.auth import TokenStore
 from arena.server.hub import Hub, Limits
+from arena.server.links import MQTT_TRANSPORT
 from arena.server.remote import remote_seats
-from arena.server.sessions import MQTT_TRANSPORT, SessionState
+from arena.server.sessions import SessionState
 
 FEATURES = ["refusal_codes"]
 

@@ -25,10 +25,12 @@ from net_helpers import (
 from wire_samples import solve_observation
 
 from arena.server.auth import TokenStore
+from arena.server.connection import Connection
 from arena.server.frames import Frame
-from arena.server.hub import Connection, Hub, Limits
+from arena.server.hub import Hub, Limits
+from arena.server.links import MQTT_TRANSPORT
 from arena.server.local import LocalSeat
-from arena.server.sessions import MQTT_TRANSPORT, SessionState
+from arena.server.sessions import SessionState
 from arena.transports.base import SeatFailure
 from arena.transports.websocket import CLOSE_REASON_BYTES, clip_close_reason
 from bots.adapters import AdapterClosed, ClientMessage, MqttAdapter, ServerMessage

@@ -3,7 +3,7 @@ referee's `WebSocketSeat` promise, checked against a bare websocket peer.
 
 The promises are docs/NETWORK.md's ("Performance": a request goes out at once with every event
 queued before it; "Robustness" and "A referee that loses the server": keep-alive, handshake
-timeout, `ServerLost`) and those of `arena.server.sessions.Link` and `arena.transports.base.Seat`.
+timeout, `ServerLost`) and those of `arena.server.links.Link` and `arena.transports.base.Seat`.
 Where a mutant would hold a frame back (for ever, or for an hour of linger), the test waits for
 it under a generous bound, which only a broken transport ever reaches: nothing here is timed.
 """
