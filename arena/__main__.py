@@ -3,7 +3,6 @@ scripts folder is not on PATH (often so on Windows)."""
 
 from arena.cli.main import main
 
-# Worker processes are spawned, and spawning imports the parent's main module again under
-# another name: without this test each worker would run the command line anew.
+# Only when run: imported (a tool, a test) it must not start the command line.
 if __name__ == "__main__":
     main()

@@ -92,8 +92,8 @@ def test_json_in_a_code_page_is_ascii_and_the_same_json(args: list[str]) -> None
 
 
 def test_python_dash_m_arena_plays_a_league_with_spawned_workers(tmp_path: Path) -> None:
-    """``python -m arena`` is the command (for a Scripts folder not on PATH), and the workers a
-    league spawns import that main module again without running the command line anew."""
+    """``python -m arena`` is the command (for a Scripts folder not on PATH), and a league it
+    plays with spawned workers prints its standings once."""
     config = tmp_path / "tiny.toml"
     config.write_text(TINY_LEAGUE, encoding="utf-8")
     db = tmp_path / "league.sqlite"
