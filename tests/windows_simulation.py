@@ -11,7 +11,9 @@ copes with it (each helper patches for one test, through its ``monkeypatch``):
   ``locking`` locks byte ranges as Windows does: mandatory (no other descriptor may read or write
   a locked byte), per descriptor (a second descriptor of the same process is refused too), and
   released when the descriptor is closed; a file that is open cannot be removed; no
-  ``os.pread``/``os.pwrite``.
+  ``os.pread``/``os.pwrite``;
+* `simulate_a_reader_holding_the_target`: ``os.replace`` refused a number of times, as Windows
+  refuses to replace a file another process holds open, then done.
 """
 
 from __future__ import annotations
@@ -230,3 +232,26 @@ def simulate_windows_locks(monkeypatch: pytest.MonkeyPatch) -> FakeMsvcrt:
     monkeypatch.setattr(os, "write", write)
     monkeypatch.setattr(os, "unlink", unlink)
     return fake
+
+
+def simulate_a_reader_holding_the_target(
+    monkeypatch: pytest.MonkeyPatch, refusals: int
+) -> list[float]:
+    """On "win32", ``os.replace`` fails with `PermissionError` ``refusals`` times, then replaces;
+    returns the pauses `arena.files.replace_file` makes meanwhile, recorded instead of slept."""
+    from arena import files  # the module under test, imported where it is patched
+
+    real_replace = os.replace
+    left = [refusals]
+    pauses: list[float] = []
+
+    def replace(source: str, target: str) -> None:
+        if left[0]:
+            left[0] -= 1
+            raise PermissionError(errno.EACCES, "The process cannot access the file")
+        real_replace(source, target)
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(files, "time", types.SimpleNamespace(sleep=pauses.append), raising=False)
+    return pauses

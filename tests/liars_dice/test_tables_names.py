@@ -6,21 +6,16 @@ reads it (Windows)."""
 
 from __future__ import annotations
 
-import errno
-import os
 import re
-import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import files
 from bots.liars_dice import Bayes, OpponentModel, load_model
 from bots.liars_dice.opponent_model import check_tables_dir, model_path, save_model
-from tests.windows_simulation import simulate_windows_newlines
+from tests.windows_simulation import simulate_a_reader_holding_the_target, simulate_windows_newlines
 
 DEVICES = {"con", "prn", "aux", "nul"} | {
     f"{port}{n}" for port in ("com", "lpt") for n in "123456789"
@@ -106,18 +101,7 @@ def test_tables_another_worker_is_reading_are_replaced_once_it_lets_go_on_window
 ) -> None:
     path = tmp_path / "type5.json"
     save_model(OpponentModel(opponent="type5", games=2), path)
-    real_replace = os.replace
-    refusals = [PermissionError(errno.EACCES, "The process cannot access the file")] * 3
-    pauses: list[float] = []
-
-    def replace(source: str, target: Path) -> None:
-        if refusals:
-            raise refusals.pop()
-        real_replace(source, target)
-
-    monkeypatch.setattr(sys, "platform", "win32")
-    monkeypatch.setattr(os, "replace", replace)
-    monkeypatch.setattr(files, "time", SimpleNamespace(sleep=pauses.append), raising=False)
+    pauses = simulate_a_reader_holding_the_target(monkeypatch, 3)
     save_model(OpponentModel(opponent="type5", games=3), path)
     assert load_model(path).games == 3 and len(pauses) == 3
     assert [each.name for each in tmp_path.iterdir()] == ["type5.json"]

@@ -5,17 +5,17 @@ reader holds the old one for a moment."""
 
 from __future__ import annotations
 
-import errno
 import os
-import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-from arena import files
 from arena.server.auth import TokenFileError, TokenStore, add_token
-from tests.windows_simulation import simulate_windows_locks, simulate_windows_newlines
+from tests.windows_simulation import (
+    simulate_a_reader_holding_the_target,
+    simulate_windows_locks,
+    simulate_windows_newlines,
+)
 
 
 def test_tokens_add_locks_with_msvcrt_where_there_is_no_fcntl(
@@ -74,18 +74,7 @@ def test_the_tokens_file_is_replaced_once_a_reader_lets_go_on_windows(
 ) -> None:
     tokens = tmp_path / "tokens.toml"
     first = add_token(tokens, "g1")
-    real_replace = os.replace
-    refusals = [PermissionError(errno.EACCES, "The process cannot access the file")] * 2
-    pauses: list[float] = []
-
-    def replace(source: str, target: Path) -> None:
-        if refusals:
-            raise refusals.pop()
-        real_replace(source, target)
-
-    monkeypatch.setattr(sys, "platform", "win32")
-    monkeypatch.setattr(os, "replace", replace)
-    monkeypatch.setattr(files, "time", SimpleNamespace(sleep=pauses.append), raising=False)
+    pauses = simulate_a_reader_holding_the_target(monkeypatch, 2)
     second = add_token(tokens, "g2")
     store = TokenStore.load(tokens)
     assert store.check_bot("g1", first) and store.check_bot("g2", second)

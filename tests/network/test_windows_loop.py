@@ -24,7 +24,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVarTuple
+from typing import Any
 
 import pytest
 from net_helpers import LOOPBACK, free_port, scaled
@@ -43,22 +43,12 @@ from bots import cli as bots_cli
 from bots.adapters import adapter_for
 from bots.client import Backoff, BotClient
 from bots.registry import make_bot
+from tests.windows_loops import ProactorLikeLoop
 
 RESULT = {"players": [{"score": 1}], "decisions": 10, "hands": 4}
 """What every made-up run of the bench played: the same, so that nothing counts as wrong."""
-Ts = TypeVarTuple("Ts")
 LINUX_LOOP: Callable[[], asyncio.AbstractEventLoop] = asyncio.SelectorEventLoop
 """Linux's own loop, for what runs beside the simulated Windows (a server in a thread)."""
-
-
-class ProactorLikeLoop(asyncio.SelectorEventLoop):
-    """Windows' default loop as the MQTT client sees it: no readers or writers."""
-
-    def add_reader(self, fd: Any, callback: Callable[[*Ts], object], *args: *Ts) -> None:
-        raise NotImplementedError
-
-    def add_writer(self, fd: Any, callback: Callable[[*Ts], object], *args: *Ts) -> None:
-        raise NotImplementedError
 
 
 def default_loop_without_readers(monkeypatch: pytest.MonkeyPatch) -> None:

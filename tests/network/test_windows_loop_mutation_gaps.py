@@ -10,13 +10,11 @@ bounded only so that a broken build fails.
 from __future__ import annotations
 
 import asyncio
-import selectors
 import signal
 import sys
-import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import Any, TypeVarTuple
+from typing import Any
 
 import pytest
 from net_helpers import FAR_DEADLINE_S, LOOPBACK, scaled, wait_until
@@ -29,8 +27,7 @@ from arena.server.app import ArenaServer, ServerConfig
 from arena.server.hub import Limits
 from bots import cli as bots_cli
 from bots.client import BotClient
-
-Ts = TypeVarTuple("Ts")
+from tests.windows_loops import ProactorLikeLoop, WindowsSelectorLoop
 
 
 def no_signal_handlers(*_args: Any, **_kwargs: Any) -> None:
@@ -44,55 +41,10 @@ def without_signal_handlers(
     monkeypatch.setattr(loop, "remove_signal_handler", no_signal_handlers)
 
 
-class ProactorLikeLoop(asyncio.SelectorEventLoop):
-    """Windows' default loop as the MQTT client sees it: no readers or writers."""
-
-    def add_reader(self, fd: Any, callback: Callable[[*Ts], object], *args: *Ts) -> None:
-        raise NotImplementedError
-
-    def add_writer(self, fd: Any, callback: Callable[[*Ts], object], *args: *Ts) -> None:
-        raise NotImplementedError
-
-
 def windows_default_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     """``sys.platform`` is ``win32``, and a loop made without a factory is a `ProactorLikeLoop`."""
     monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setattr(asyncio.get_event_loop_policy(), "_loop_factory", ProactorLikeLoop)
-
-
-class CtrlCSeenWhenTheWaitEnds(selectors.DefaultSelector):
-    """Windows' select(): a Ctrl-C that comes while the loop waits is seen only once the wait is
-    over. Once ``ctrl_c_due`` is set the next wait gets one; a wait with no end fails at once."""
-
-    ctrl_c_due = False
-
-    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
-        if not self.ctrl_c_due or timeout == 0:
-            return super().select(timeout)
-        self.ctrl_c_due = False
-        if timeout is None:
-            raise AssertionError("the loop waits with no end while a Ctrl-C waits to be seen")
-        unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
-            return super().select(timeout)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
-
-
-class WindowsSelectorLoop(asyncio.SelectorEventLoop):
-    """The selector loop of the MQTT commands under Windows: no signal handlers, and a wait
-    that Ctrl-C does not cut short."""
-
-    def __init__(self) -> None:
-        self.selector = CtrlCSeenWhenTheWaitEnds()
-        super().__init__(self.selector)
-
-    def add_signal_handler(self, sig: int, callback: Callable[[*Ts], object], *args: *Ts) -> None:
-        raise NotImplementedError
-
-    def remove_signal_handler(self, sig: int) -> bool:
-        raise NotImplementedError
 
 
 def a_handler_of_the_test(_number: int, _frame: FrameType | None) -> None:

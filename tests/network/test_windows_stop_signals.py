@@ -15,12 +15,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import selectors
 import signal
-import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, TypeVarTuple
+from typing import Any
 
 import pytest
 from net_helpers import (
@@ -43,8 +41,8 @@ from bots import cli as bots_cli
 from bots.adapters import adapter_for
 from bots.client import Backoff, BotClient
 from bots.registry import make_bot
+from tests.windows_loops import WindowsSelectorLoop
 
-Ts = TypeVarTuple("Ts")
 CTRL_BREAK = signal.SIGUSR1
 """SIGBREAK (Ctrl-Break, Windows only) is played by SIGUSR1, which nothing else here uses."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, CTRL_BREAK)
@@ -211,43 +209,6 @@ async def test_serve_drains_on_a_first_signal_and_ends_on_a_second(
 
 
 # -- a loop that Ctrl-C does not wake ---------------------------------------------------------
-
-
-class CtrlCSeenWhenTheWaitEnds(selectors.DefaultSelector):
-    """A selector that behaves as Windows' select(): a Ctrl-C that comes while the loop waits is
-    seen only once the wait is over. Once ``ctrl_c_due`` is set, the next wait gets one: SIGINT
-    stays pending (blocked) for the whole wait, and a wait with no end fails at once instead of
-    hanging."""
-
-    ctrl_c_due = False
-
-    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
-        if not self.ctrl_c_due or timeout == 0:
-            return super().select(timeout)
-        self.ctrl_c_due = False
-        if timeout is None:
-            raise AssertionError("the loop waits with no end while a Ctrl-C waits to be seen")
-        unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
-            return super().select(timeout)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
-
-
-class WindowsSelectorLoop(asyncio.SelectorEventLoop):
-    """The selector loop the MQTT commands run on under Windows: no signal handlers, and a wait
-    that Ctrl-C does not cut short."""
-
-    def __init__(self) -> None:
-        self.selector = CtrlCSeenWhenTheWaitEnds()
-        super().__init__(self.selector)
-
-    def add_signal_handler(self, sig: int, callback: Callable[[*Ts], object], *args: *Ts) -> None:
-        raise NotImplementedError
-
-    def remove_signal_handler(self, sig: int) -> bool:
-        raise NotImplementedError
 
 
 def test_a_ctrl_c_is_seen_on_a_loop_with_nothing_else_to_wake_it() -> None:
