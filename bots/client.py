@@ -36,7 +36,7 @@ from typing import Any, get_args
 import structlog
 from pydantic import ValidationError
 
-from arena.files import probe_writable
+from arena.files import probe_writable, replace_file
 from bots.adapters import (
     CONNECT_TIMEOUT_S,
     AdapterClosed,
@@ -146,7 +146,7 @@ def write_resume_token(path: Path, token: str | None) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(token or "")
-        os.replace(temporary, path)
+        replace_file(Path(temporary), path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

@@ -12,6 +12,8 @@ copes with it (each helper patches for one test, through its ``monkeypatch``):
   a locked byte), per descriptor (a second descriptor of the same process is refused too), and
   released when the descriptor is closed; a file that is open cannot be removed; no
   ``os.pread``/``os.pwrite``;
+* `arena_in_code_page`: the ``arena`` command with its output in a Windows code page, into a
+  pipe (how Windows encodes piped output unless PYTHONUTF8=1);
 * `simulate_a_reader_holding_the_target`: ``os.replace`` refused a number of times, as Windows
   refuses to replace a file another process holds open, then done.
 """
@@ -23,6 +25,7 @@ import fcntl
 import io
 import os
 import stat
+import subprocess
 import sys
 import types
 from dataclasses import dataclass, field
@@ -255,3 +258,22 @@ def simulate_a_reader_holding_the_target(
     monkeypatch.setattr(os, "replace", replace)
     monkeypatch.setattr(files, "time", types.SimpleNamespace(sleep=pauses.append), raising=False)
     return pauses
+
+
+CODE_PAGE_RUN_WAIT_S = 120.0 * float(os.environ.get("ARENA_TEST_TIMEOUT_SCALE", "1"))
+
+
+def arena_in_code_page(
+    *args: str, encoding: str, stdin: bytes = b""
+) -> subprocess.CompletedProcess[bytes]:
+    """``python -m arena ARGS`` with standard output and error in ``encoding``, into a pipe."""
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    env.pop("PYTHONUTF8", None)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        timeout=CODE_PAGE_RUN_WAIT_S,
+        check=False,
+    )

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -17,27 +15,13 @@ from typing import IO, Any, cast
 import pytest
 
 from arena.console_streams import json_ascii_only, tolerate_unencodable_output, writes_unicode
+from tests.windows_simulation import arena_in_code_page
 
-WAIT_S = 120.0 * float(os.environ.get("ARENA_TEST_TIMEOUT_SCALE", "1"))
 MELDED = ["--hand", "123456789m5p", "--melds", "pon:999p,chi:123s", "--win-tile", "5p"]
 TINY_LEAGUE = (
     'name = "tiny"\ngame = "liars-dice"\nseed = "s"\ngames = 4\n'
     '[[bots]]\nname = "random-guess"\n[[bots]]\nname = "probability"\n[[bots]]\nname = "type5"\n'
 )
-
-
-def arena(*args: str, encoding: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    """``python -m arena ARGS`` with standard output and error in ``encoding``, into a pipe."""
-    env = {**os.environ, "PYTHONIOENCODING": encoding}
-    env.pop("PYTHONUTF8", None)
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        capture_output=True,
-        env=env,
-        cwd=cwd,
-        timeout=WAIT_S,
-        check=False,
-    )
 
 
 def without_times(value: Any) -> Any:
@@ -63,7 +47,7 @@ def without_times(value: Any) -> Any:
 def test_text_output_in_a_code_page_escapes_what_it_lacks(encoding: str, args: list[str]) -> None:
     """Each of these printed a character cp1252 or cp950 lacks (≥, −, 進胡數, α, 台) and stopped
     with a UnicodeEncodeError half-way; now it finishes, the character escaped."""
-    done = arena(*args, encoding=encoding)
+    done = arena_in_code_page(*args, encoding=encoding)
     assert done.returncode == 0, done.stderr.decode(encoding, "replace")
     assert b"UnicodeEncodeError" not in done.stderr
     assert done.stdout.decode(encoding)  # what was written is that code page's text
@@ -81,8 +65,8 @@ def test_text_output_in_a_code_page_escapes_what_it_lacks(encoding: str, args: l
 def test_json_in_a_code_page_is_ascii_and_the_same_json(args: list[str]) -> None:
     """Under cp1252 the JSON is pure ASCII (exact under any code page) and parses to what the
     UTF-8 run prints; under UTF-8 it keeps its characters readable."""
-    in_code_page = arena(*args, encoding="cp1252")
-    in_utf8 = arena(*args, encoding="utf-8")
+    in_code_page = arena_in_code_page(*args, encoding="cp1252")
+    in_utf8 = arena_in_code_page(*args, encoding="utf-8")
     assert in_code_page.returncode == 0, in_code_page.stderr.decode("cp1252", "replace")
     assert in_utf8.returncode == 0, in_utf8.stderr.decode()
     assert in_code_page.stdout.isascii()
@@ -97,7 +81,9 @@ def test_python_dash_m_arena_plays_a_league_with_spawned_workers(tmp_path: Path)
     config = tmp_path / "tiny.toml"
     config.write_text(TINY_LEAGUE, encoding="utf-8")
     db = tmp_path / "league.sqlite"
-    done = arena("league", str(config), "--db", str(db), "--jobs", "2", "--json", encoding="utf-8")
+    done = arena_in_code_page(
+        "league", str(config), "--db", str(db), "--jobs", "2", "--json", encoding="utf-8"
+    )
     assert done.returncode == 0, done.stderr.decode()
     standings = json.loads(done.stdout)["standings"]
     assert sorted(row["bot"] for row in standings) == ["probability", "random-guess", "type5"]
@@ -138,7 +124,7 @@ def test_a_gauntlet_with_worker_processes_prints_its_json_alone() -> None:
     """Spawned workers logged with structlog's defaults, every level on stdout: 64 debug lines
     before the JSON of `gauntlet --jobs 2 --json` (the league's workers were set up already)."""
     args = ["liars-dice", "gauntlet", "--bot", "bayes", "--games", "2", "--seed", "1"]
-    done = arena(*args, "--jobs", "2", "--json", encoding="utf-8")
+    done = arena_in_code_page(*args, "--jobs", "2", "--json", encoding="utf-8")
     assert done.returncode == 0, done.stderr.decode()
     (line,) = done.stdout.decode().splitlines()
     assert json.loads(line)["games"] == 2

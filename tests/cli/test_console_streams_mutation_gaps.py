@@ -9,31 +9,14 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
-import sys
 
 from arena.console_streams import json_ascii_only, writes_unicode
+from tests.windows_simulation import arena_in_code_page
 
-WAIT_S = 120.0 * float(os.environ.get("ARENA_TEST_TIMEOUT_SCALE", "1"))
 MELDED = ["--hand", "123456789m5p", "--melds", "pon:999p,chi:123s", "--win-tile", "5p"]
 UNREADABLE = "1m\U0001f600 \u2265 \u00e9"
 """A line `mahjong waits --file` cannot analyse, with a character beyond the Basic Multilingual
 Plane, one cp1252 lacks and one it has."""
-
-
-def arena(*args: str, encoding: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    """``python -m arena ARGS`` with standard output and error in ``encoding``, into a pipe."""
-    env = {**os.environ, "PYTHONIOENCODING": encoding}
-    env.pop("PYTHONUTF8", None)
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        input=stdin,
-        capture_output=True,
-        env=env,
-        timeout=WAIT_S,
-        check=False,
-    )
 
 
 def test_windows_utf8_code_page_gets_readable_json() -> None:
@@ -47,8 +30,8 @@ def test_json_in_the_taiwan_code_page_is_ascii_and_the_same_json() -> None:
     """cp950 can write the Tai's Chinese names, but a file of JSON in Big5 is misread by every
     reader that expects UTF-8: the JSON is ASCII there too, and parses to what UTF-8 prints."""
     args = ["mahjong", "score", *MELDED, "--seat-wind", "E", "--json"]
-    in_cp950 = arena(*args, encoding="cp950")
-    in_utf8 = arena(*args, encoding="utf-8")
+    in_cp950 = arena_in_code_page(*args, encoding="cp950")
+    in_utf8 = arena_in_code_page(*args, encoding="utf-8")
     assert in_cp950.returncode == 0, in_cp950.stderr.decode("cp950", "replace")
     assert in_utf8.returncode == 0, in_utf8.stderr.decode("utf-8", "replace")
     assert in_cp950.stdout.isascii()
@@ -59,7 +42,7 @@ def test_json_in_the_taiwan_code_page_is_ascii_and_the_same_json() -> None:
 def test_mahjong_waits_file_json_in_a_code_page_is_ascii_and_exact() -> None:
     """``arena mahjong waits --file - --json`` under cp1252: a line it cannot analyse comes back
     in its error object as ASCII JSON that parses to the line as read, whatever it holds."""
-    done = arena(
+    done = arena_in_code_page(
         *("mahjong", "waits", "--file", "-", "--json"),
         encoding="cp1252",
         stdin=f"1112345678999m\n{UNREADABLE}\n".encode(),
@@ -74,7 +57,7 @@ def test_mahjong_waits_file_json_in_a_code_page_is_ascii_and_exact() -> None:
 
 def test_mahjong_waits_file_json_in_utf8_keeps_the_line_readable() -> None:
     """Where the stream is UTF-8 the line stands in its error object as it was read."""
-    done = arena(
+    done = arena_in_code_page(
         *("mahjong", "waits", "--file", "-", "--json"),
         encoding="utf-8",
         stdin=f"{UNREADABLE}\n".encode(),

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from arena.files import replace_file
 from arena.games.mahjong.tiles import MahjongError
 
 TABLE_VERSION = 1
@@ -296,7 +297,7 @@ def save_tables(tables: HandTables, path: Path) -> None:
         with os.fdopen(fd, "wb") as fh:
             arrays = {name: getattr(tables, name) for name in _FIELDS}
             np.savez(fh, version=np.array(TABLE_VERSION), **arrays)
-        os.replace(tmp, path)
+        replace_file(Path(tmp), path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
