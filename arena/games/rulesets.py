@@ -12,7 +12,19 @@ from typing import Any, Final
 from arena.games.errors import RulesetError
 from arena.text_files import NotUTF8Error, read_text_file
 
-RULESET_DIR: Final = Path(__file__).resolve().parents[2] / "configs" / "rulesets"
+BUNDLED_RULESET_DIR: Final = Path(__file__).resolve().parent / "bundled_rulesets"
+CHECKOUT_RULESET_DIR: Final = Path(__file__).resolve().parents[2] / "configs" / "rulesets"
+
+
+def installed_ruleset_dir(bundled: Path, checkout: Path) -> Path:
+    """A built wheel carries its own copy of the rulesets (setup.py puts it there: configs/ is
+    no package), and looks no further: beside site-packages a ``configs`` directory would be
+    somebody else's. A checkout, editable install included, has no copy and reads
+    configs/rulesets, where the files are edited."""
+    return bundled if bundled.is_dir() else checkout
+
+
+RULESET_DIR: Final = installed_ruleset_dir(BUNDLED_RULESET_DIR, CHECKOUT_RULESET_DIR)
 META_KEYS: Final = frozenset({"game", "title", "description"})
 TIME_KEY: Final = "time"
 
@@ -53,10 +65,9 @@ def ruleset_path(game: str, name: str | Path) -> Path:
             raise RulesetError(f"no ruleset file {path}")
         return path
     if not RULESET_DIR.is_dir():
-        # configs/ is not a package: a built wheel has no rulesets, only a checkout does
         raise RulesetError(
-            f"no ruleset directory {RULESET_DIR}: the named rulesets live in a checkout's "
-            "configs/rulesets (install it with `pip install -e .`), or pass a ruleset file path"
+            f"no ruleset directory {RULESET_DIR}: this installation lost its named rulesets "
+            "(reinstall the package), or pass a ruleset file path"
         )
     candidate = RULESET_DIR / f"{name}.toml"
     if not candidate.is_file():

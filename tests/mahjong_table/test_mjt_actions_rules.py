@@ -110,14 +110,15 @@ def test_ruleset_files(tmp_path: Path) -> None:
         load_ruleset("nosuch")
 
 
-def test_an_install_without_the_rulesets_says_where_they_live(
+def test_an_install_that_lost_its_rulesets_says_so(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """A built wheel has no configs/: a named ruleset must say so, a file path still works."""
+    """No ruleset directory (a broken install): a named ruleset must say so, a file path still
+    works."""
     from arena.games import rulesets
 
     monkeypatch.setattr(rulesets, "RULESET_DIR", tmp_path / "missing")
-    with pytest.raises(RulesetError, match=r"checkout's configs/rulesets .*pip install -e"):
+    with pytest.raises(RulesetError, match=r"no ruleset directory .*missing.*reinstall"):
         load_ruleset("competition")
     good = tmp_path / "mine.toml"
     good.write_text('game = "mahjong"\n[rules]\nmin_tai = 2\n')
