@@ -217,6 +217,45 @@ def test_the_c_deficiency_refuses_tables_that_would_send_it_out_of_bounds() -> N
     assert speedups.c_deficiency([0] * 33 + [2], -1) == 0
 
 
+class NeverEqual(int):
+    """An int that is equal to nothing: the Python win check asks ``1 in honours``."""
+
+    __hash__ = int.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+
+class AddsOneMore(int):
+    """An int that adds as one more than it is: the Python win check sums each suit."""
+
+    def __add__(self, other: int) -> int:
+        return int(self) + 1 + other
+
+    __radd__ = __add__
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("counts", "sets_needed"),
+    [
+        # A lone honour the Python check cannot see: it answers True, the C one read 1: False.
+        ([2] + [0] * 26 + [NeverEqual(1)] + [0] * 6, None),
+        # A sou that sums to 1 in Python (no win) and to 0 in C (an honour pair: a win).
+        ([0] * 26 + [AddsOneMore(0)] + [0] * 5 + [2, 0], 0),
+    ],
+)
+def test_int_subclasses_in_the_counts_are_left_to_python(
+    counts: list[int], sets_needed: int | None
+) -> None:
+    """Found by fuzzing the C checks: an int subclass can change the arithmetic the Python win
+    check does on the counts, so the C one must not read it as the plain int it holds."""
+    for container in (list, tuple):
+        both_agree(container(counts), sets_needed)
+        assert speedups.c_is_winning is not None
+        assert speedups.c_is_winning(container(counts), sets_needed) is None
+
+
 BAD_COUNTS: list[Any] = [
     [0] * 33,
     [0] * 35,

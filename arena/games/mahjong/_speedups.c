@@ -3,10 +3,10 @@
  *
  * A Python call that turns 34 counts into table indices costs about a microsecond however it
  * is written; here it costs a tenth of that. The Python functions stay the reference and the
- * fallback: these answer None for anything they do not handle (not a list or tuple of 34 ints
- * in 0..4, a size that does not say the sets, tables not installed) with None, and the
- * caller then takes the Python path, which raises the precise error. So both paths give the same answer or the
- * same exception on every input; the tests compare them.
+ * fallback: these answer None for anything they do not handle (not a list or tuple of 34 plain
+ * ints in 0..4, a size that does not say the sets, tables not installed), and the caller then
+ * takes the Python path, which answers or raises the precise error. So both paths give the same
+ * answer or the same exception on every input; the tests compare them.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -73,7 +73,10 @@ sets_and_pair(long *c)
 }
 
 /* Reads a list or tuple of 34 ints in 0..4 into out and returns the tile total; -1 when the
- * object is anything else (no exception is left set). */
+ * object is anything else (no exception is left set).
+ *
+ * Exact ints and bools only: an int subclass can override ==, + or % (which the Python
+ * is_winning uses on the counts), so only the Python version can say what it answers. */
 static long
 read_counts(PyObject *obj, long *out)
 {
@@ -87,7 +90,7 @@ read_counts(PyObject *obj, long *out)
     long total = 0;
     for (int i = 0; i < NUM_KINDS; i++) {
         PyObject *item = items[i];
-        if (!PyLong_Check(item)) {
+        if (!PyLong_CheckExact(item) && !PyBool_Check(item)) {
             return -1;
         }
         int overflow = 0;
