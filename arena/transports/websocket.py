@@ -6,7 +6,9 @@ seated on a server: it sends the referee's messages down the seat connection and
 answer or an ``error`` from the server into what the `Seat` protocol promises. A lost seat
 connection is not a bot's failure (the server answers ``late`` for a bot that is gone, and keeps
 the connection): it means the server is gone, and `ask` raises `ServerLost`.
-Built on the websockets library's asyncio API (`websockets.asyncio`).
+Built on the websockets library's asyncio API (`websockets.asyncio`), versions 15 to 17:
+`write_frames` and `GuardedConnection` use internals of it that those versions share, and
+`GuardedConnection.handshake` copes with what they do differently.
 """
 
 from __future__ import annotations
@@ -112,28 +114,57 @@ class GuardedConnection(ServerConnection):
         before its request or in the middle of the handshake, a refused client that keeps the
         connection open past `CLOSE_TIMEOUT_S`) is logged here in one line, at info, and the
         connection ends quietly (the library has answered an HTTP request with its error
-        status); the library would log each at error, with a traceback. Anything else is a
-        fault of the server's, raised for the library to log as an error."""
+        status); websockets 15 and 16 would log each at error, with a traceback. Anything else
+        is a fault of the server's: an error, with its traceback, and the connection ends."""
         try:
             await super().handshake(*args, **kwargs)
         except InvalidHandshake as exc:
+            # websockets 15 and 16 raise a refusal; 17 returns (see below).
             reason = self._refusal(exc)
         except ConnectionClosed as exc:
             # The library turns whatever ends the connection in the middle of the handshake
             # into ConnectionClosed, chained to its cause. A cause outside the peer's doing is
-            # a fault of the server's (the library has logged it as an "unexpected internal
-            # error" already), and stays an error.
-            if not self._peer_went_away(exc.__cause__):
-                raise
-            reason = self._gone_during_handshake(exc.__cause__)
-        else:
-            if self.protocol.state is not State.CLOSED:
+            # a fault of the server's, and stays an error (one raised inside the library's
+            # send_context it has logged already, as an "unexpected internal error").
+            if self._failed_in_accept() or not self._peer_went_away(exc.__cause__):
+                await self._end_on_server_fault(exc)
                 return
-            # The peer went away while the answer was being written: the library ends the
-            # connection without a word, but it never became a websocket either.
+            reason = self._gone_during_handshake(exc.__cause__)
+        except Exception as exc:
+            await self._end_on_server_fault(exc)
+            return
+        else:
+            if self.protocol.state is State.OPEN:
+                return
+            if self._failed_in_accept():
+                await self._end_on_server_fault(None)
+                return
+            # websockets 17 returns from a refusal (left in the protocol's handshake_exc) and
+            # when the peer went away before the answer; every version returns when the peer
+            # went away while the answer was being written. Either way the connection never
+            # became a websocket.
             reason = self._gone_during_handshake(None)
         path = self.request.path if self.request is not None else None
         log.info("handshake_failed", peer=self._peer(), reason=reason, path=path)
+
+    def _failed_in_accept(self) -> bool:
+        """Whether the library's checks of the request failed through a fault of the server's
+        (not a refusal): the library has logged that already, as "opening handshake failed" at
+        error with its traceback, and answered 500."""
+        failure = self.protocol.handshake_exc
+        return failure is not None and not isinstance(failure, InvalidHandshake)
+
+    async def _end_on_server_fault(self, exc: Exception | None) -> None:
+        """End the connection after a fault of the server's in the handshake: ``exc`` is logged,
+        as the library's own "opening handshake failed" with its traceback, unless the library
+        has logged that fault already. It is not raised: websockets 15 and 16 would log it (a
+        second time, if it is the one they logged), 17 would drop the connection without a
+        word."""
+        if not self._failed_in_accept():
+            self.logger.error("opening handshake failed", exc_info=exc)
+        self.transport.abort()
+        # Returned closed, the connection is dropped by the library as a failed handshake.
+        await asyncio.shield(self.connection_lost_waiter)
 
     @staticmethod
     def _refusal(exc: InvalidHandshake) -> str:
@@ -161,10 +192,19 @@ class GuardedConnection(ServerConnection):
                 return f"{reason}; the peer kept the connection open after the refusal"
             return reason
         reason = "the peer closed the connection during the handshake"
-        why = cause if cause is not None else self.recv_exc
+        why = cause if cause is not None else self._connection_error()
         if why is not None and str(why):
             reason += f" ({why.strerror if isinstance(why, OSError) and why.strerror else why})"
         return reason
+
+    def _connection_error(self) -> BaseException | None:
+        """What cut the connection at the socket, if anything did (a reset, a failed write):
+        websockets 15 and 16 keep it as ``recv_exc``, 17 as ``connection_exc``."""
+        for name in ("connection_exc", "recv_exc"):
+            error: BaseException | None = getattr(self, name, None)
+            if error is not None:
+                return error
+        return None
 
     def _peer(self) -> str:
         address = self.remote_address
