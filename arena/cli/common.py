@@ -83,7 +83,9 @@ class _ArenaProgress(Progress):
     def stop(self) -> None:
         if self in _LIVE_BARS:
             _LIVE_BARS.remove(self)
-        super().stop()
+        # A disabled bar never started; rich < 14.3 would still end it with a blank line.
+        if not self.disable:
+            super().stop()
 
 
 _LIVE_BARS: list[_ArenaProgress] = []

@@ -209,7 +209,9 @@ def serve_logging(
         return log_level, log_json, "--log-json"
     if _given(parent, "log_level") and not _given(context, "log_level"):
         log_level = parent.params["log_level"]
-    log_file: Path | None = parent.params.get("log_file")
+    # typer >= 0.29 gives the parent's --log-file as a Path, older ones as the text typed.
+    given_log_file = parent.params.get("log_file")
+    log_file = None if given_log_file is None else Path(given_log_file)
     if log_file is not None:
         if log_json is not None and log_json != log_file:
             fail(

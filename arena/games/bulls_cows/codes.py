@@ -165,6 +165,28 @@ def check_space(digits: int, alphabet: str) -> None:
         )
 
 
+_SWAR_PAIRS = np.uint64(0x5555_5555_5555_5555)
+_SWAR_QUADS = np.uint64(0x3333_3333_3333_3333)
+_SWAR_NIBBLES = np.uint64(0x0F0F_0F0F_0F0F_0F0F)
+_SWAR_BYTE_SUM = np.uint64(0x0101_0101_0101_0101)
+
+
+def popcount(masks: npt.NDArray[np.int64]) -> npt.NDArray[np.uint8]:
+    """Set bits of each (non-negative) mask.
+
+    np.bitwise_count is numpy >= 2.0; pyproject.toml allows numpy 1.26, where the same counts
+    come from the classic bit-parallel (SWAR) sums: a few more passes over the array.
+    """
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(masks).astype(np.uint8)
+    bits = masks.astype(np.uint64)
+    bits = bits - ((bits >> np.uint64(1)) & _SWAR_PAIRS)
+    bits = (bits & _SWAR_QUADS) + ((bits >> np.uint64(2)) & _SWAR_QUADS)
+    bits = (bits + (bits >> np.uint64(4))) & _SWAR_NIBBLES
+    # The product sums every byte's count into the top byte (uint64 wraps, as intended).
+    return ((bits * _SWAR_BYTE_SUM) >> np.uint64(56)).astype(np.uint8)
+
+
 @lru_cache(maxsize=4)
 def code_space(digits: int = DEFAULT_DIGITS, alphabet: str = DEFAULT_ALPHABET) -> CodeSpace:
     """The (cached) code space; raise `RulesetError` for an unusable combination."""
@@ -183,7 +205,7 @@ def code_space(digits: int = DEFAULT_DIGITS, alphabet: str = DEFAULT_ALPHABET) -
         for position in range(digits):
             column = symbols[:, position]
             bulls += column[rows, None] == column[None, :]
-        common = np.bitwise_count(masks[rows, None] & masks[None, :]).astype(np.uint8)
+        common = popcount(masks[rows, None] & masks[None, :])
         table[rows] = bulls * np.uint8(digits + 1) + (common - bulls)
     table.setflags(write=False)
     return CodeSpace(
