@@ -60,6 +60,26 @@ def scaled(seconds: float) -> float:
     return seconds * SCALE
 
 
+def handshake_failures(logs: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The listener's ``handshake_failed`` lines among the structured logs."""
+    return [entry for entry in logs() if entry.get("event") == "handshake_failed"]
+
+
+async def raw_exchange(port: int, data: bytes) -> bytes:
+    """Send ``data`` on a plain TCP connection to ``port``; what comes back until the server
+    closes (a reset, the server aborting the connection, ends it too)."""
+    reader, writer = await asyncio.open_connection(LOOPBACK, port)
+    try:
+        writer.write(data)
+        await writer.drain()
+        async with asyncio.timeout(scaled(10)):
+            return await reader.read()
+    except ConnectionResetError:
+        return b""
+    finally:
+        writer.close()
+
+
 async def wait_until(
     predicate: Callable[[], bool | Awaitable[bool]], what: str, seconds: float = 20.0
 ) -> None:

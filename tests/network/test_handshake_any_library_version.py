@@ -12,7 +12,6 @@ whichever version is installed; the pin's range is tested by running them under 
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import logging
 import os
@@ -20,16 +19,18 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from net_helpers import LOOPBACK, running_server, scaled, wait_until
+from net_helpers import (
+    LOOPBACK,
+    handshake_failures,
+    raw_exchange,
+    running_server,
+    wait_until,
+)
 from websockets.server import ServerProtocol
 
 import arena.transports.websocket as websocket_transport
 
 Logs = Callable[[], list[dict[str, Any]]]
-
-
-def handshake_failures(logs: Logs) -> list[dict[str, Any]]:
-    return [entry for entry in logs() if entry.get("event") == "handshake_failed"]
 
 
 def error_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
@@ -42,21 +43,6 @@ def upgrade_headers(port: int) -> str:
         f"Host: {LOOPBACK}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
     )
-
-
-async def raw_exchange(port: int, data: bytes) -> bytes:
-    """Send ``data`` on a plain TCP connection to ``port``; what comes back until the server
-    closes (a reset, the server aborting the connection, ends it too)."""
-    reader, writer = await asyncio.open_connection(LOOPBACK, port)
-    try:
-        writer.write(data)
-        await writer.drain()
-        async with asyncio.timeout(scaled(10)):
-            return await reader.read()
-    except ConnectionResetError:
-        return b""
-    finally:
-        writer.close()
 
 
 @pytest.mark.parametrize(

@@ -21,17 +21,13 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
-from net_helpers import LOOPBACK, running_server, scaled, wait_until
+from net_helpers import LOOPBACK, handshake_failures, running_server, scaled, wait_until
 from websockets.asyncio.server import ServerConnection
 
 import arena.transports.websocket as websocket_transport
 
 Logs = Callable[[], list[dict[str, Any]]]
 Handshake = Callable[..., Awaitable[None]]
-
-
-def handshake_failures(logs: Logs) -> list[dict[str, Any]]:
-    return [entry for entry in logs() if entry.get("event") == "handshake_failed"]
 
 
 def assert_no_error_records(caplog: pytest.LogCaptureFixture) -> None:

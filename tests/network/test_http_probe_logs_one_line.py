@@ -16,7 +16,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from net_helpers import LOOPBACK, raw_peer, running_server, scaled, wait_until, ws_url
+from net_helpers import (
+    LOOPBACK,
+    handshake_failures,
+    raw_exchange,
+    raw_peer,
+    running_server,
+    scaled,
+    wait_until,
+    ws_url,
+)
 from websockets.asyncio.client import connect
 from websockets.server import ServerProtocol
 
@@ -25,28 +34,12 @@ from arena.transports.websocket import CLOSE_REASON_BYTES, clip_close_reason
 Logs = Callable[[], list[dict[str, Any]]]
 
 
-def handshake_failures(logs: Logs) -> list[dict[str, Any]]:
-    return [entry for entry in logs() if entry.get("event") == "handshake_failed"]
-
-
 def assert_no_error_records(caplog: pytest.LogCaptureFixture) -> None:
     loud = [record for record in caplog.records if record.levelno >= logging.ERROR]
     assert loud == [], [record.getMessage() for record in loud]
     # The library's own debug lines may carry one; nothing a server shows (info and up) does.
     shown = [record for record in caplog.records if record.levelno >= logging.INFO]
     assert [record.getMessage() for record in shown if record.exc_info] == []
-
-
-async def raw_exchange(port: int, data: bytes) -> bytes:
-    """Send ``data`` on a plain TCP connection to ``port`` and read until the server closes."""
-    reader, writer = await asyncio.open_connection(LOOPBACK, port)
-    try:
-        writer.write(data)
-        await writer.drain()
-        async with asyncio.timeout(scaled(10)):
-            return await reader.read()
-    finally:
-        writer.close()
 
 
 async def test_a_plain_http_request_is_one_line_at_info(
