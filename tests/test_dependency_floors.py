@@ -46,8 +46,13 @@ def floors_of(requirements: Iterable[str]) -> dict[str, str]:
 
 
 def _pyproject_floors() -> dict[str, str]:
+    """The floors of the dependencies and of every extra; an extra that names the project's
+    own extras (dev takes ``table-arena[broker]``) adds no floor of its own."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return floors_of([*project["dependencies"], *project["optional-dependencies"]["dev"]])
+    itself = canonicalize_name(project["name"])
+    extras = [text for group in project["optional-dependencies"].values() for text in group]
+    others = [text for text in extras if canonicalize_name(Requirement(text).name) != itself]
+    return floors_of([*project["dependencies"], *others])
 
 
 def _constraints() -> dict[str, str]:

@@ -71,8 +71,18 @@ async def start_embedded_broker(broker: BrokerUrl) -> tuple[Any, BrokerLogin]:
             f"no MQTT broker answers at {broker}; an embedded broker (no TLS, no logins) "
             "is only started for a URL without them (mqtt://HOST:PORT)"
         )
-    # amqtt is imported only when a broker is embedded.
-    from arena.transports.mqtt_broker import start_broker
+    # amqtt is imported only when a broker is embedded: it is the ``broker`` extra, since it
+    # pins websockets to 15.0.1 and a bot's install should not be held to that.
+    try:
+        from arena.transports.mqtt_broker import start_broker
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "amqtt":
+            raise
+        raise MqttConfigError(
+            "an embedded MQTT broker needs amqtt, which this installation lacks: install it "
+            "with `pip install 'table-arena[broker]'` (a checkout's `.[dev]` has it), or run a "
+            f"broker such as Mosquitto on {host}:{port}"
+        ) from None
 
     password = secrets.token_urlsafe(32)
     return await start_broker(host, port, password), BrokerLogin(SERVER_USER, password)
