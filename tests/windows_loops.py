@@ -15,6 +15,11 @@ from typing import Any, TypeVarTuple
 Ts = TypeVarTuple("Ts")
 
 
+def no_signal_handlers(*_args: Any, **_kwargs: Any) -> None:
+    """``loop.add_signal_handler`` on Windows: no asyncio loop there takes one."""
+    raise NotImplementedError
+
+
 class ProactorLikeLoop(asyncio.SelectorEventLoop):
     """Windows' default loop as the MQTT client sees it: no readers or writers."""
 

@@ -27,11 +27,7 @@ from arena.server.app import ArenaServer, ServerConfig
 from arena.server.hub import Limits
 from bots import cli as bots_cli
 from bots.client import BotClient
-from tests.windows_loops import ProactorLikeLoop, WindowsSelectorLoop
-
-
-def no_signal_handlers(*_args: Any, **_kwargs: Any) -> None:
-    raise NotImplementedError  # what every asyncio loop on Windows does
+from tests.windows_loops import ProactorLikeLoop, WindowsSelectorLoop, no_signal_handlers
 
 
 def without_signal_handlers(

@@ -41,15 +41,11 @@ from bots import cli as bots_cli
 from bots.adapters import adapter_for
 from bots.client import Backoff, BotClient
 from bots.registry import make_bot
-from tests.windows_loops import WindowsSelectorLoop
+from tests.windows_loops import WindowsSelectorLoop, no_signal_handlers
 
 CTRL_BREAK = signal.SIGUSR1
 """SIGBREAK (Ctrl-Break, Windows only) is played by SIGUSR1, which nothing else here uses."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, CTRL_BREAK)
-
-
-def no_signal_handlers(*_args: Any, **_kwargs: Any) -> None:
-    raise NotImplementedError  # what every asyncio loop on Windows does
 
 
 def windows_signals(monkeypatch: pytest.MonkeyPatch, loop: asyncio.AbstractEventLoop) -> None:
