@@ -21,12 +21,16 @@ WITHOUT_AMQTT = "import sys; sys.modules['amqtt'] = None\n"
 
 
 def _without_amqtt(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Every amqtt module an earlier test loaded too: `from amqtt.x import …` takes a loaded
-    # amqtt.x without looking at amqtt.
-    for name in [name for name in sys.modules if name.partition(".")[0] == "amqtt"]:
-        monkeypatch.setitem(sys.modules, name, None)
-    monkeypatch.setitem(sys.modules, "amqtt", None)
-    monkeypatch.delitem(sys.modules, "arena.transports.mqtt_broker", raising=False)
+    """Importing the broker module fails as it does where amqtt is not installed. By the import
+    hook, not sys.modules: amqtt's modules stay as they are for the tests after this one."""
+    real_import = builtins.__import__
+
+    def import_without_amqtt(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "arena.transports.mqtt_broker":
+            raise ModuleNotFoundError("No module named 'amqtt'", name="amqtt")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", import_without_amqtt)
 
 
 async def test_a_server_asked_for_an_embedded_broker_without_amqtt_says_how_to_get_it(
